@@ -1,0 +1,14 @@
+'use strict';
+
+// onewrite: Node's HTTP/1.1 server, answering in one socket write.
+//
+//   require('onewrite').install()      patch http.ServerResponse.prototype
+//   require('onewrite').uninstall()    put Node's own methods back
+//   require('onewrite').status()       { active, available, reason, node, tested }
+//   require('onewrite').ServerResponse for http.createServer({ ServerResponse })
+//   require('onewrite').buildHead(...) the native head builder, on its own
+
+const { install, uninstall, status, ServerResponse, available } = require('./lib/install');
+const { buildHead } = require('./lib/build');
+
+module.exports = { install, uninstall, status, ServerResponse, buildHead, available };

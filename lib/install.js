@@ -1,0 +1,78 @@
+'use strict';
+
+// Decides whether the fast paths can run here, puts them on
+// http.ServerResponse.prototype (install) or on a subclass, and takes them
+// off again (uninstall) leaving the prototype exactly as it was.
+
+const http = require('node:http');
+const native = require('./native');
+const internals = require('./internals');
+
+const PATCHED = ['_storeHeader', 'end'];
+
+let saved = null; // own property descriptors of ServerResponse.prototype before install
+
+function unavailable() {
+  if (process.env.ONEWRITE_DISABLE === '1') return 'disabled by ONEWRITE_DISABLE=1';
+  if (!internals.supported) {
+    return `Node ${process.versions.node} is not a tested version ` +
+      `(tested: ${internals.TESTED.join(', ')})`;
+  }
+  if (!native.binding) {
+    return 'the native addon could not be loaded: ' +
+      (native.error && native.error.message ? native.error.message.split('\n')[0] : 'unknown error');
+  }
+  const missing = internals.missing();
+  if (missing.length > 0) return `this Node lacks what onewrite relies on: ${missing.join(', ')}`;
+  return null;
+}
+
+const reason = unavailable();
+const response = reason === null ? require('./response') : null;
+
+function install() {
+  if (response === null || saved !== null) return saved !== null;
+  const proto = http.ServerResponse.prototype;
+  saved = {};
+  for (const name of PATCHED) {
+    saved[name] = Object.getOwnPropertyDescriptor(proto, name);
+    Object.defineProperty(proto, name, {
+      value: response[name], writable: true, configurable: true, enumerable: false,
+    });
+  }
+  return true;
+}
+
+function uninstall() {
+  if (saved === null) return false;
+  const proto = http.ServerResponse.prototype;
+  for (const name of PATCHED) {
+    if (saved[name] === undefined) delete proto[name];
+    else Object.defineProperty(proto, name, saved[name]);
+  }
+  saved = null;
+  return true;
+}
+
+// For http.createServer({ ServerResponse }): the fast paths on a subclass,
+// nothing global touched.  Without them it is a plain subclass.
+class ServerResponse extends http.ServerResponse {}
+if (response !== null) {
+  for (const name of PATCHED) {
+    Object.defineProperty(ServerResponse.prototype, name, {
+      value: response[name], writable: true, configurable: true, enumerable: false,
+    });
+  }
+}
+
+function status() {
+  return {
+    active: saved !== null,
+    available: reason === null,
+    reason: reason === null ? (saved !== null ? null : 'not installed') : reason,
+    node: process.versions.node,
+    tested: internals.TESTED.slice(),
+  };
+}
+
+module.exports = { install, uninstall, status, ServerResponse, available: reason === null };

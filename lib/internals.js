@@ -1,0 +1,242 @@
+'use strict';
+
+// The one module that reads or writes Node's private response state: the
+// underscore fields of OutgoingMessage / ServerResponse, its private symbols
+// and the socket fields the fast paths depend on.  Every access is listed
+// with the Node majors it was checked on (the source of lib/_http_outgoing.js
+// and lib/_http_server.js of v20.20.2, v22.23.5, v24.22.3 and v26.12.1, and
+// test/differential.js on each).  A major that is not in TESTED is not
+// accelerated: lib/install.js leaves Node's own code in place.
+
+const http = require('node:http');
+const { OutgoingMessage, ServerResponse } = http;
+const slots = require('./slots');
+
+const TESTED = [20, 22, 24, 26];
+const major = Number(process.versions.node.split('.')[0]);
+const supported = TESTED.includes(major);
+
+function findSymbol(object, description) {
+  return Object.getOwnPropertySymbols(object).find((s) => s.description === description);
+}
+
+// Symbols are discovered on objects that run no user-visible code when built:
+// an OutgoingMessage (no diagnostics channel) and an http.Server that never
+// listens.
+const probeMessage = new OutgoingMessage();
+const probeServer = new http.Server();
+const kOutHeaders = findSymbol(probeMessage, 'kOutHeaders'); //        20 22 24 26
+const kCorked = findSymbol(probeMessage, 'corked'); //                 20 22 24 26
+const kChunkedBuffer = findSymbol(probeMessage, 'kChunkedBuffer'); //     22 24 26
+const kUniqueHeaders = findSymbol(probeServer, 'kUniqueHeaders'); //   20 22 24 26
+
+// What a supported Node must offer; anything missing disables the package.
+function missing() {
+  const problems = [];
+  if (!kOutHeaders) problems.push('kOutHeaders');
+  if (!kCorked) problems.push('corked');
+  if (!kUniqueHeaders) problems.push('kUniqueHeaders');
+  if (major >= 22 && !kChunkedBuffer) problems.push('kChunkedBuffer');
+  for (const name of ['_storeHeader', '_send', '_implicitHeader', 'end', 'write']) {
+    if (typeof ServerResponse.prototype[name] !== 'function') problems.push(name);
+  }
+  return problems;
+}
+
+// Node's own methods, taken before anything is patched.
+const originals = {
+  storeHeader: OutgoingMessage.prototype._storeHeader,
+  end: OutgoingMessage.prototype.end,
+  write: OutgoingMessage.prototype.write,
+  writeHead: ServerResponse.prototype.writeHead,
+};
+
+// A ServerResponse with no request and no socket, for running Node's own
+// code on chosen inputs (buildHead's reference path).  It is made without
+// the ServerResponse constructor, which would announce it on the
+// 'http.server.response.created' diagnostics channel; the fields that
+// constructor sets are set here instead (20 22 24 26).  Node's own
+// _storeHeader and end are pinned on the instance, so an installed
+// onewrite does not take part.
+function scratchResponse({ sendDate, keepAlive, hasBody, keepAliveTimeout, maxRequestsPerSocket }) {
+  const res = Object.create(ServerResponse.prototype);
+  OutgoingMessage.call(res);
+  res.sendDate = sendDate;
+  res.shouldKeepAlive = keepAlive;
+  res._hasBody = hasBody;
+  res._sent100 = false;
+  res._expect_continue = false;
+  res._keepAliveTimeout = keepAliveTimeout;
+  res._maxRequestsPerSocket = maxRequestsPerSocket;
+  res._storeHeader = originals.storeHeader;
+  res.end = originals.end;
+  return res;
+}
+
+// The bytes a socket-less response queued in outputData, in order, each
+// entry encoded the way _writeRaw would hand it to a socket.
+function queuedBytes(res) {
+  return Buffer.concat(res.outputData.map(({ data, encoding }) =>
+    (typeof data === 'string' ? Buffer.from(data, encoding || 'utf8') : data)));
+}
+
+// The Keep-Alive line _storeHeader writes.  v20-v24 print the raw
+// _maxRequestsPerSocket, v26 the ~~ of it (its cached keepAliveHeaderCache).
+function keepAliveLine(timeout, max) {
+  const timeoutSeconds = Math.floor(timeout / 1000);
+  if (major >= 26) {
+    const m = ~~max;
+    return `Keep-Alive: timeout=${timeoutSeconds}` + (m > 0 ? `, max=${m}` : '') + '\r\n';
+  }
+  return `Keep-Alive: timeout=${timeoutSeconds}${~~max > 0 ? `, max=${max}` : ''}\r\n`;
+}
+
+const {
+  SEND_DATE, KEEP_ALIVE, CHUNKED_DEFAULT, HAS_BODY, REMOVED_CONN, REMOVED_CL, REMOVED_TE,
+  MAX_REACHED, DEFAULT_KA, AGENT, CHUNKED, LAST,
+} = slots;
+
+// The response fields _storeHeader consults, as head.h state bits (20 22 24 26).
+function headState(res) {
+  let st = 0;
+  if (res.sendDate) st |= SEND_DATE;
+  if (res.shouldKeepAlive) st |= KEEP_ALIVE;
+  if (res.useChunkedEncodingByDefault) st |= CHUNKED_DEFAULT;
+  if (res._hasBody) st |= HAS_BODY;
+  if (res._removedConnection) st |= REMOVED_CONN;
+  if (res._removedContLen) st |= REMOVED_CL;
+  if (res._removedTE) st |= REMOVED_TE;
+  if (res.maxRequestsOnConnectionReached) st |= MAX_REACHED;
+  if (res._defaultKeepAlive) st |= DEFAULT_KA;
+  if (res.agent) st |= AGENT;
+  if (res.chunkedEncoding) st |= CHUNKED;
+  if (res._last) st |= LAST;
+  return st;
+}
+
+// Copy back what _storeHeader would have changed: only the bits that moved.
+function applyState(res, out, changed) {
+  if (changed & LAST) res._last = (out & LAST) !== 0;
+  if (changed & CHUNKED) res.chunkedEncoding = (out & CHUNKED) !== 0;
+  if (changed & KEEP_ALIVE) res.shouldKeepAlive = (out & KEEP_ALIVE) !== 0;
+  if (changed & REMOVED_CONN) res._removedConnection = (out & REMOVED_CONN) !== 0;
+  if (changed & REMOVED_CL) res._removedContLen = (out & REMOVED_CL) !== 0;
+  if (changed & REMOVED_TE) res._removedTE = (out & REMOVED_TE) !== 0;
+  if (changed & DEFAULT_KA) res._defaultKeepAlive = (out & DEFAULT_KA) !== 0;
+}
+
+// The last thing _storeHeader does (20 22 24 26): _header is a latin1 string.
+function storeHead(res, head) {
+  res._header = head;
+  res._headerSent = false;
+}
+
+function contentLength(res) {
+  return res._contentLength;
+}
+
+function setContentLength(res, value) {
+  res._contentLength = value;
+}
+
+function isOutHeaders(res, headers) {
+  return headers === res[kOutHeaders];
+}
+
+function uniqueHeaders(res) {
+  return res[kUniqueHeaders];
+}
+
+function keepAliveTimeout(res) {
+  return res._keepAliveTimeout;
+}
+
+function maxRequestsPerSocket(res) {
+  return res._maxRequestsPerSocket;
+}
+
+// May end() write this response's bytes straight to its socket?  Everything
+// here must hold, or Node's own end() runs (20 22 24 26):
+// - the socket is a live net.Socket owned by this response (not queued
+//   behind a pipelined response, not corked by the user, not destroyed);
+// - Node holds nothing back: no queued outputData, no res.cork(), no
+//   buffered chunks (kChunkedBuffer, 22+);
+// - nothing that changes the last bytes: strictContentLength, trailers,
+//   an unanswered Expect: 100-continue.
+function canWriteDirect(res, socket) {
+  return socket != null &&
+    socket._httpMessage === res &&
+    socket.writable === true &&
+    socket.destroyed === false &&
+    socket._handle != null &&
+    res.outputData.length === 0 &&
+    res[kCorked] === 0 &&
+    (kChunkedBuffer === undefined || res[kChunkedBuffer].length === 0) &&
+    res.strictContentLength === false &&
+    res._trailer === '' &&
+    !(res._expect_continue && !res._sent100);
+}
+
+// The head has been built (by writeHead or _implicitHeader) but not sent.
+function headPending(res) {
+  return !res._headerSent && typeof res._header === 'string' && res._header.length > 0;
+}
+
+function head(res) {
+  return res._header;
+}
+
+function headerRendered(res) {
+  return !!res._header;
+}
+
+function markHeadSent(res) {
+  res._headerSent = true;
+}
+
+// What _storeHeader does last when the user set an Expect header (20 22 24 26).
+function flushHead(res) {
+  res._send('');
+}
+
+function hasBody(res) {
+  return res._hasBody;
+}
+
+function isChunked(res) {
+  return res.chunkedEncoding;
+}
+
+function setChunked(res, value) {
+  res.chunkedEncoding = value;
+}
+
+module.exports = {
+  TESTED,
+  major,
+  supported,
+  missing,
+  originals,
+  scratchResponse,
+  queuedBytes,
+  symbols: { kOutHeaders, kCorked, kChunkedBuffer, kUniqueHeaders },
+  keepAliveLine,
+  headState,
+  applyState,
+  storeHead,
+  contentLength,
+  setContentLength,
+  isOutHeaders,
+  uniqueHeaders,
+  keepAliveTimeout,
+  maxRequestsPerSocket,
+  canWriteDirect,
+  headPending,
+  head,
+  headerRendered,
+  markHeadSent,
+  flushHead,
+  hasBody,
+  isChunked,
+  setChunked,
+};
