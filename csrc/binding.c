@@ -311,16 +311,17 @@ static size_t framed_size(size_t n, int framing) {
   return n + (framing ? OW_CHUNK_LINE_MAX + 2 + sizeof k_last_chunk : 0) + 1;
 }
 
-enum { OUT_STRING = 0, OUT_BUFFER = 1 };
-
-static napi_value output(napi_env env, const char *p, size_t n, int kind) {
+/*
+ * Results are latin1 strings, whose bytes are exactly the message's bytes.
+ * A string is what the socket write wants, and V8 makes one in its heap
+ * far faster than a Buffer: napi_create_buffer_copy measured ~3 us per
+ * call here against ~35 ns for napi_create_string_latin1 (see
+ * benchmark/README.md); JavaScript turns a string into a Buffer itself
+ * where one is wanted (buildHead).
+ */
+static napi_value output(napi_env env, const char *p, size_t n) {
   napi_value result;
-  if (kind == OUT_BUFFER) {
-    void *data;
-    CHECK(napi_create_buffer_copy(env, n, p, &data, &result));
-  } else {
-    CHECK(napi_create_string_latin1(env, p, n, &result));
-  }
+  CHECK(napi_create_string_latin1(env, p, n, &result));
   return result;
 }
 
@@ -328,10 +329,9 @@ static napi_value output(napi_env env, const char *p, size_t n, int kind) {
  * render(text[, body]): the head, then - when S_BODY_KIND says there is a
  * body and the response has one (not HEAD, 204, 304, 1xx: Node drops the
  * body there) - the body, framed as one chunk plus the last-chunk when the
- * head is chunked.  A latin1 string (head, message) or a Buffer (headBuffer,
- * messageBuffer); undefined when Node must render it.
+ * head is chunked.  undefined when Node must render it.
  */
-static napi_value render(napi_env env, napi_callback_info info, int with_body, int kind) {
+static napi_value render(napi_env env, napi_callback_info info, int with_body) {
   napi_value argv[2];
   napi_value result = NULL;
   addon *a;
@@ -355,7 +355,7 @@ static napi_value render(napi_env env, napi_callback_info info, int with_body, i
     } else {
       char *d = out + ow_head_write(&j.in, &j.plan, out, j.plan.head_len);
       if (has_body) d = put_body(env, &b, d, framing, &rc);
-      if (rc == OW_OK) result = output(env, out, (size_t)(d - out), kind);
+      if (rc == OW_OK) result = output(env, out, (size_t)(d - out));
     }
   }
   a->ints[S_RESULT] = rc;
@@ -366,26 +366,17 @@ static napi_value render(napi_env env, napi_callback_info info, int with_body, i
 }
 
 static napi_value js_head(napi_env env, napi_callback_info info) {
-  return render(env, info, 0, OUT_STRING);
-}
-
-static napi_value js_head_buffer(napi_env env, napi_callback_info info) {
-  return render(env, info, 0, OUT_BUFFER);
+  return render(env, info, 0);
 }
 
 static napi_value js_message(napi_env env, napi_callback_info info) {
-  return render(env, info, 1, OUT_STRING);
-}
-
-static napi_value js_message_buffer(napi_env env, napi_callback_info info) {
-  return render(env, info, 1, OUT_BUFFER);
+  return render(env, info, 1);
 }
 
 /*
  * join(head, body): a head already rendered (a string of S_TEXT_LEN chars,
  * written as latin1, as Node writes a head) followed by the body, framed
- * as one chunk plus the last-chunk when S_FRAME is set.  Returns a Buffer
- * for a BODY_BYTES body, a latin1 string otherwise.
+ * as one chunk plus the last-chunk when S_FRAME is set.
  */
 static napi_value js_join(napi_env env, napi_callback_info info) {
   napi_value argv[2];
@@ -408,9 +399,7 @@ static napi_value js_join(napi_env env, napi_callback_info info) {
       rc = OW_BAIL_SHAPE;
     } else {
       char *d = put_body(env, &b, out + hlen, framing, &rc);
-      if (rc == OW_OK)
-        result = output(env, out, (size_t)(d - out),
-                        a->ints[S_BODY_KIND] == BODY_BYTES ? OUT_BUFFER : OUT_STRING);
+      if (rc == OW_OK) result = output(env, out, (size_t)(d - out));
     }
   }
   a->ints[S_RESULT] = rc;
@@ -418,8 +407,7 @@ static napi_value js_join(napi_env env, napi_callback_info info) {
   return result != NULL ? result : undefined(env);
 }
 
-/* chunk(body): "hex\r\n" body "\r\n" as a latin1 string (BODY_ONE_BYTE) or
- * a Buffer (BODY_BYTES). */
+/* chunk(body): "hex\r\n" body "\r\n". */
 static napi_value js_chunk(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   napi_value result = NULL;
@@ -440,9 +428,7 @@ static napi_value js_chunk(napi_env env, napi_callback_info info) {
       d[0] = '\r';
       d[1] = '\n';
       d += 2;
-      if (rc == OW_OK)
-        result = output(env, out, (size_t)(d - out),
-                        a->ints[S_BODY_KIND] == BODY_BYTES ? OUT_BUFFER : OUT_STRING);
+      if (rc == OW_OK) result = output(env, out, (size_t)(d - out));
     }
   }
   a->ints[S_RESULT] = rc;
@@ -518,9 +504,7 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
     { "shared", NULL, NULL, NULL, NULL, shared, napi_enumerable, NULL },
     { "maxPairs", NULL, NULL, NULL, NULL, max_pairs, napi_enumerable, NULL },
     METHOD("head", js_head),
-    METHOD("headBuffer", js_head_buffer),
     METHOD("message", js_message),
-    METHOD("messageBuffer", js_message_buffer),
     METHOD("join", js_join),
     METHOD("chunk", js_chunk),
     METHOD("setDate", js_set_date),

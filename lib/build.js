@@ -73,6 +73,12 @@ function reference(statusCode, statusMessage, headers, o) {
   return internals.queuedBytes(res);
 }
 
+// The addon answers latin1 strings (see csrc/binding.c): their bytes are
+// the message's bytes.
+function toBuffer(s) {
+  return s === undefined ? undefined : Buffer.from(s, 'latin1');
+}
+
 // The addon alone: a Buffer, or undefined where it declines.
 function render(statusCode, statusMessage, headers, o) {
   if (binding === null) return undefined;
@@ -80,7 +86,7 @@ function render(statusCode, statusMessage, headers, o) {
       statusCode < 100 || statusCode > 999) return undefined;
   const reason = typeof statusMessage === 'string' ? statusMessage
     : (STATUS_CODES[statusCode] || 'unknown');
-  if (head.begin(null, reason, headers) === head.FLAT_REFUSED) return undefined;
+  if (head.begin(null, reason, headers, o.contentLength) === head.FLAT_REFUSED) return undefined;
   const text = head.text();
   let st = S.VALIDATE | S.CHUNKED_DEFAULT | S.DEFAULT_KA;
   if (o.sendDate) st |= S.SEND_DATE;
@@ -92,7 +98,7 @@ function render(statusCode, statusMessage, headers, o) {
 
   let body = o.body;
   if (body === undefined || body.length === 0) {
-    return binding.headBuffer(text);
+    return toBuffer(binding.head(text));
   } else if (typeof body === 'string') {
     const oneByte = o.encoding === 'latin1' || o.encoding === 'binary' ||
       Buffer.byteLength(body, 'utf8') === body.length;
@@ -108,7 +114,7 @@ function render(statusCode, statusMessage, headers, o) {
   } else {
     head.ints[S.S_BODY_KIND] = S.BODY_BYTES;
   }
-  return binding.messageBuffer(text, body);
+  return toBuffer(binding.message(text, body));
 }
 
 function buildHead(statusCode, statusMessage, headers, options) {

@@ -22,6 +22,7 @@ const lens = binding ? new Int32Array(binding.shared, S.LENGTHS_OFFSET, 1 + 2 * 
 const RealDate = Date;
 const { setTimeout: realSetTimeout } = require('node:timers');
 let dateValid = false;
+let dateGeneration = 0; // moves with every new Date value
 
 function resetDate() {
   dateValid = false;
@@ -32,6 +33,7 @@ function ensureDate() {
   const d = new RealDate();
   binding.setDate(d.toUTCString());
   dateValid = true;
+  dateGeneration++;
   realSetTimeout(resetDate, 1000 - d.getMilliseconds()).unref();
 }
 
@@ -45,28 +47,39 @@ function ensureKeepAlive(timeout, max) {
   kaMax = max;
 }
 
-// The text being assembled and its number of (name, value) pairs.  The
-// builder runs synchronously, so module-level accumulators serve.
-let text = '';
-let count = 0;
+// The parts of the head being assembled: the first line (or reason
+// phrase), then name, value, name, value...  The builder runs
+// synchronously, so module-level accumulators serve.
+const parts = [];
+let nparts = 0;
+let partsLength = 0;
 
 function addPair(name, value) {
-  if (count === MAX_PAIRS) return false;
-  const i = 1 + 2 * count;
-  lens[i] = name.length;
-  lens[i + 1] = value.length;
-  text = text + name + value;
-  count++;
+  if (nparts >= 2 * MAX_PAIRS) return false;
+  parts[nparts++] = name;
+  parts[nparts++] = value;
+  partsLength += name.length + value.length;
   return true;
 }
 
-// Values Node turns into header text by plain concatenation with nothing
-// to decide: strings, and numbers other than -0 (String(-0) is '0' but Node
-// keeps +(-0) as _contentLength).
+// The response's _contentLength while its headers are walked: Node rewrites
+// Content-Disposition values through Buffer.from(value, 'latin1') when it
+// is truthy (processHeader), which throws for a number and changes arrays
+// in place.
+let lengthKnown = false;
+
+function isContentDisposition(name) {
+  return name.length === 19 && name.toLowerCase() === 'content-disposition';
+}
+
+// A value Node turns into header text by plain concatenation with nothing
+// to decide: a string, or a number other than -0 (String(-0) is '0' but
+// Node keeps +(-0) as _contentLength).
 function addValue(name, value) {
   if (typeof value === 'string') return addPair(name, value);
-  if (typeof value === 'number' && (value !== 0 || 1 / value > 0)) return addPair(name, '' + value);
-  return false;
+  if (typeof value !== 'number' || (value === 0 && 1 / value < 0)) return false;
+  if (lengthKnown && isContentDisposition(name)) return false;
+  return addPair(name, '' + value);
 }
 
 // One header.  Arrays become one line per element, except where Node joins
@@ -76,13 +89,12 @@ function addValue(name, value) {
 // still check, are left to Node.
 function addField(res, name, value, validate) {
   if (!Array.isArray(value)) return addValue(name, value);
+  const unique = res !== null ? internals.uniqueHeaders(res) : null;
+  if (unique && unique.has(name.toLowerCase())) return false;
   const n = value.length;
   if (n === 0) return !validate;
   if (n >= 2 && name.length === 6 && name.toLowerCase() === 'cookie') return false;
-  if (name.length === 19 && res !== null && internals.contentLength(res) &&
-      name.toLowerCase() === 'content-disposition') return false;
-  const unique = res !== null ? internals.uniqueHeaders(res) : null;
-  if (unique && unique.has(name.toLowerCase())) return false;
+  if (lengthKnown && isContentDisposition(name)) return false;
   for (let i = 0; i < n; i++) {
     if (!addValue(name, value[i])) return false;
   }
@@ -132,16 +144,29 @@ function flatten(res, headers) {
   return FLAT_CHECK;
 }
 
-// Start a text with its first part (the first line, or the reason phrase)
-// and the headers.  Returns FLAT_*.
-function begin(res, first, headers) {
-  text = first;
-  count = 0;
-  lens[0] = first.length;
+// Start with the first part (the first line, or the reason phrase) and
+// walk the headers.  Returns FLAT_*.
+function begin(res, first, headers, contentLength) {
+  parts[0] = first;
+  nparts = 1;
+  partsLength = first.length;
+  lengthKnown = !!contentLength;
   return flatten(res, headers);
 }
 
-// Fill the slots for the text begun.  Returns the state bits sent.
+// The parts as one string, their lengths in shared memory.
+function text() {
+  let t = parts[0];
+  lens[0] = t.length;
+  for (let i = 1; i < nparts; i++) {
+    const p = parts[i];
+    lens[i] = p.length;
+    t += p;
+  }
+  return t;
+}
+
+// Fill the slots for the parts begun.  Returns the state bits sent.
 function prepare(st, status, lineMode, contentLength, timeout, max) {
   if (typeof contentLength === 'number') {
     st |= S.HAS_CL;
@@ -154,23 +179,11 @@ function prepare(st, status, lineMode, contentLength, timeout, max) {
   if (st & S.SEND_DATE) ensureDate();
   ints[S.S_STATE] = st;
   ints[S.S_STATUS] = status;
-  ints[S.S_NFIELDS] = count;
-  ints[S.S_TEXT_LEN] = text.length;
+  ints[S.S_NFIELDS] = (nparts - 1) >> 1;
+  ints[S.S_TEXT_LEN] = partsLength;
   ints[S.S_LINE_MODE] = lineMode;
   ints[S.S_BODY_KIND] = S.BODY_NONE;
   return st;
-}
-
-// After a successful build: copy the state changes onto the response.
-function apply(res, st, t) {
-  const out = ints[S.S_OUT_STATE];
-  const changed = out ^ st;
-  if (changed !== 0) internals.applyState(res, out, changed);
-  const seen = ints[S.S_SEEN];
-  if (seen & S.SEEN_CL) {
-    internals.setContentLength(res, +t.slice(ints[S.S_CL_START], ints[S.S_CL_END]));
-  }
-  return seen;
 }
 
 // 204 and 304 switch chunked framing off: the only use of the status code
@@ -180,21 +193,103 @@ function statusRule(res) {
   return code === 204 || code === 304 ? code : 0;
 }
 
-// _storeHeader(firstLine, headers) for a ServerResponse.  Returns the seen
-// bits (>= 0) after setting _header and the fields Node would set, or -1
-// with nothing changed.
-function storeHeader(res, firstLine, headers) {
-  const kind = begin(res, firstLine, headers);
+// Rendered heads, kept for the next response with the same inputs.  A head
+// is a pure function of its parts (strings, compared by content), the state
+// bits, the 204/304 rule, the content length, the keep-alive settings and
+// the Date value (dateGeneration), so an entry whose
+// inputs are all equal holds exactly the bytes the addon would render.  A
+// small direct-mapped table, indexed by the number and total length of the
+// parts; heads with large parts are not kept.
+const CACHE_SLOTS = 16;
+const CACHE_MAX_LENGTH = 2048;
+const cache = new Array(CACHE_SLOTS).fill(null);
+function slotOf() {
+  return (nparts * 7 + partsLength) & (CACHE_SLOTS - 1);
+}
+
+function lookup(st, status, cl, timeout, max) {
+  const e = cache[slotOf()];
+  if (e === null || e.nparts !== nparts || e.partsLength !== partsLength ||
+      e.st !== st || e.status !== status || e.cl !== cl || e.timeout !== timeout ||
+      e.max !== max || e.date !== dateGeneration) return null;
+  const kept = e.parts;
+  for (let i = 0; i < nparts; i++) {
+    if (kept[i] !== parts[i]) return null;
+  }
+  return e;
+}
+
+// Render with the addon; returns an entry, or null where it declines.
+function render(st, status, lineMode, cl, timeout, max) {
+  const t = text();
+  const sent = prepare(st, status % 1000, lineMode, cl, timeout, max);
+  const head = binding.head(t);
+  if (head === undefined) return null;
+  const seen = ints[S.S_SEEN];
+  const e = {
+    parts: null,
+    nparts,
+    partsLength,
+    st,
+    status,
+    cl,
+    timeout,
+    max,
+    date: dateGeneration,
+    head,
+    sent,
+    out: ints[S.S_OUT_STATE],
+    seen,
+    userLength: (seen & S.SEEN_CL) !== 0 ? +t.slice(ints[S.S_CL_START], ints[S.S_CL_END]) : 0,
+  };
+  if (partsLength <= CACHE_MAX_LENGTH) {
+    e.parts = parts.slice(0, nparts);
+    cache[slotOf()] = e;
+  }
+  return e;
+}
+
+// Build and store the head of `res`: sets _header and the fields Node's
+// _storeHeader would set, and returns the seen bits (>= 0); or returns -1
+// with nothing changed.  `first` is the whole first line (from Node's
+// writeHead) or, with `code`, the reason phrase (from ours).
+function store(res, first, headers, code) {
+  const cl = internals.contentLength(res);
+  const kind = begin(res, first, headers, cl);
   if (kind === FLAT_REFUSED) return -1;
-  const t = text;
-  const st = prepare(internals.headState(res) | (kind === FLAT_CHECK ? S.VALIDATE : 0),
-    statusRule(res), 0, internals.contentLength(res), internals.keepAliveTimeout(res),
-    internals.maxRequestsPerSocket(res));
-  const h = binding.head(t);
-  if (h === undefined) return -1;
-  const seen = apply(res, st, t);
-  internals.storeHead(res, h);
-  return seen;
+  const st = internals.headState(res) | (kind === FLAT_CHECK ? S.VALIDATE : 0);
+  // The status and the line mode, as one key: the code itself when the
+  // line is made here, else only what _storeHeader reads of it (204/304).
+  const lineMode = code === 0 ? 0 : 1;
+  const status = code === 0 ? statusRule(res) : 1000 + code;
+  const timeout = internals.keepAliveTimeout(res);
+  const max = internals.maxRequestsPerSocket(res);
+  if (st & S.SEND_DATE) ensureDate();
+  const e = lookup(st, status, cl, timeout, max) || render(st, status, lineMode, cl, timeout, max);
+  if (e === null) return -1;
+  const changed = e.out ^ e.sent;
+  if (changed !== 0) internals.applyState(res, e.out, changed);
+  if (e.seen & S.SEEN_CL) internals.setContentLength(res, e.userLength);
+  internals.storeHead(res, e.head);
+  lastHead = e.head;
+  return e.seen;
+}
+
+// The last head this module stored: all ASCII, as every head it renders.
+let lastHead = null;
+function isOwnHead(h) {
+  return h === lastHead;
+}
+
+// Node's _storeHeader(firstLine, headers), for a ServerResponse.
+function storeHeader(res, firstLine, headers) {
+  return store(res, firstLine, headers, 0);
+}
+
+// The head for writeHead(code, ...) once Node's checks are done: the status
+// line is made from the code and res.statusMessage.
+function storeStatusHeader(res, code, reason, headers) {
+  return store(res, reason, headers, code);
 }
 
 module.exports = {
@@ -204,8 +299,10 @@ module.exports = {
   ints,
   nums,
   begin,
+  text,
   prepare,
   storeHeader,
-  text: () => text,
+  storeStatusHeader,
+  isOwnHead,
   result: () => S.RESULTS[ints[S.S_RESULT]] || 'unknown',
 };

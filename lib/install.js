@@ -7,8 +7,9 @@
 const http = require('node:http');
 const native = require('./native');
 const internals = require('./internals');
+const stats = require('./stats');
 
-const PATCHED = ['_storeHeader', 'end'];
+const PATCHED = ['writeHead', '_storeHeader', 'end'];
 
 let saved = null; // own property descriptors of ServerResponse.prototype before install
 
@@ -72,6 +73,7 @@ function status() {
     reason: reason === null ? (saved !== null ? null : 'not installed') : reason,
     node: process.versions.node,
     tested: internals.TESTED.slice(),
+    counters: stats.snapshot(),
   };
 }
 

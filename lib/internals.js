@@ -139,6 +139,24 @@ function setContentLength(res, value) {
   res._contentLength = value;
 }
 
+function outHeaders(res) {
+  return res[kOutHeaders];
+}
+
+// writeHead's steps for 204, 304 and 1xx, and for an unanswered
+// Expect: 100-continue (20 22 24 26).
+function dropBody(res) {
+  res._hasBody = false;
+}
+
+function expectPending(res) {
+  return res._expect_continue && !res._sent100;
+}
+
+function dontKeepAlive(res) {
+  res.shouldKeepAlive = false;
+}
+
 function isOutHeaders(res, headers) {
   return headers === res[kOutHeaders];
 }
@@ -226,6 +244,10 @@ module.exports = {
   storeHead,
   contentLength,
   setContentLength,
+  outHeaders,
+  dropBody,
+  expectPending,
+  dontKeepAlive,
   isOutHeaders,
   uniqueHeaders,
   keepAliveTimeout,

@@ -1,0 +1,89 @@
+'use strict';
+
+// Talking to servers on real loopback sockets, and comparing what they send.
+
+const http = require('node:http');
+const net = require('node:net');
+
+// Send raw bytes, collect every byte the server sends until it closes the
+// connection (or `timeout` ms pass with the connection still open, which is
+// reported in the result rather than thrown).
+function exchange(port, request, { timeout = 3000 } = {}) {
+  return new Promise((resolve) => {
+    const chunks = [];
+    let timedOut = false;
+    const socket = net.connect(port, '127.0.0.1');
+    const timer = setTimeout(() => {
+      timedOut = true;
+      socket.destroy();
+    }, timeout);
+    socket.on('connect', () => socket.write(request));
+    socket.on('data', (d) => chunks.push(d));
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve({ bytes: Buffer.concat(chunks), timedOut });
+    });
+  });
+}
+
+// The Date value is the one thing allowed to differ between two runs.
+function normalise(bytes) {
+  return bytes.toString('latin1').replace(/(\r\n[Dd][Aa][Tt][Ee]: )[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT/g, '$1<date>');
+}
+
+function listen(server) {
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server.address().port)));
+}
+
+function close(server) {
+  return new Promise((resolve) => {
+    if (typeof server.closeAllConnections === 'function') server.closeAllConnections();
+    server.close(() => resolve());
+  });
+}
+
+// Count the writes that reach each connection's handle (one call per
+// write, writev or writeXString), by response.  Returns a function giving
+// the counts seen so far, in order of responses finished.
+function countHandleWrites(server) {
+  const perResponse = [];
+  const methods = ['writev', 'writeBuffer', 'writeUtf8String', 'writeLatin1String',
+    'writeAsciiString', 'writeUcs2String'];
+  server.on('connection', (socket) => {
+    const handle = socket._handle;
+    const counter = { n: 0, kinds: [] };
+    socket.__owCounter = counter;
+    for (const m of methods) {
+      const original = handle[m];
+      if (typeof original !== 'function') continue;
+      handle[m] = function counted(...args) {
+        counter.n++;
+        counter.kinds.push(m);
+        return original.apply(this, args);
+      };
+    }
+  });
+  server.on('request', (req, res) => {
+    const counter = req.socket.__owCounter;
+    const start = counter.n;
+    const startKinds = counter.kinds.length;
+    res.on('finish', () => {
+      perResponse.push({
+        url: req.url,
+        writes: counter.n - start,
+        kinds: counter.kinds.slice(startKinds),
+      });
+    });
+  });
+  return () => perResponse;
+}
+
+function request(method, path, { version = '1.1', headers = {}, body = '' } = {}) {
+  let head = `${method} ${path} HTTP/${version}\r\nHost: localhost\r\n`;
+  for (const [k, v] of Object.entries(headers)) head += `${k}: ${v}\r\n`;
+  if (body.length > 0) head += `Content-Length: ${Buffer.byteLength(body)}\r\n`;
+  return head + '\r\n' + body;
+}
+
+module.exports = { exchange, normalise, listen, close, countHandleWrites, request, http };
