@@ -62,10 +62,11 @@ function addPair(name, value) {
   return true;
 }
 
-// The response's _contentLength while its headers are walked: Node rewrites
-// Content-Disposition values through Buffer.from(value, 'latin1') when it
-// is truthy (processHeader), which throws for a number and changes arrays
-// in place.
+// Whether the response's _contentLength may be truthy while its headers are
+// walked: Node rewrites Content-Disposition values through
+// Buffer.from(value, 'latin1') when it is (processHeader), which throws for
+// a number and changes arrays in place.  A Content-Length header met on the
+// way sets _contentLength (matchHeader), so from there on it may be.
 let lengthKnown = false;
 
 function isContentDisposition(name) {
@@ -76,6 +77,7 @@ function isContentDisposition(name) {
 // to decide: a string, or a number other than -0 (String(-0) is '0' but
 // Node keeps +(-0) as _contentLength).
 function addValue(name, value) {
+  if (name.length === 14 && name.toLowerCase() === 'content-length') lengthKnown = true;
   if (typeof value === 'string') return addPair(name, value);
   if (typeof value !== 'number' || (value === 0 && 1 / value < 0)) return false;
   if (lengthKnown && isContentDisposition(name)) return false;

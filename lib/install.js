@@ -9,7 +9,6 @@ const native = require('./native');
 const internals = require('./internals');
 const stats = require('./stats');
 
-const PATCHED = ['writeHead', '_storeHeader', 'end'];
 
 let saved = null; // own property descriptors of ServerResponse.prototype before install
 
@@ -30,6 +29,7 @@ function unavailable() {
 
 const reason = unavailable();
 const response = reason === null ? require('./response') : null;
+const PATCHED = response === null ? [] : Object.keys(response.methods);
 
 function install() {
   if (response === null || saved !== null) return saved !== null;
@@ -38,7 +38,7 @@ function install() {
   for (const name of PATCHED) {
     saved[name] = Object.getOwnPropertyDescriptor(proto, name);
     Object.defineProperty(proto, name, {
-      value: response[name], writable: true, configurable: true, enumerable: false,
+      value: response.methods[name], writable: true, configurable: true, enumerable: false,
     });
   }
   return true;
@@ -61,7 +61,7 @@ class ServerResponse extends http.ServerResponse {}
 if (response !== null) {
   for (const name of PATCHED) {
     Object.defineProperty(ServerResponse.prototype, name, {
-      value: response[name], writable: true, configurable: true, enumerable: false,
+      value: response.methods[name], writable: true, configurable: true, enumerable: false,
     });
   }
 }

@@ -29,6 +29,8 @@ const kOutHeaders = findSymbol(probeMessage, 'kOutHeaders'); //        20 22 24 
 const kCorked = findSymbol(probeMessage, 'corked'); //                 20 22 24 26
 const kChunkedBuffer = findSymbol(probeMessage, 'kChunkedBuffer'); //     22 24 26
 const kUniqueHeaders = findSymbol(probeServer, 'kUniqueHeaders'); //   20 22 24 26
+const kNeedDrain = findSymbol(probeMessage, 'kNeedDrain'); //          20 22 24 26
+const kChunkedLength = findSymbol(probeMessage, 'kChunkedLength'); //     22 24 26
 
 // What a supported Node must offer; anything missing disables the package.
 function missing() {
@@ -36,8 +38,10 @@ function missing() {
   if (!kOutHeaders) problems.push('kOutHeaders');
   if (!kCorked) problems.push('corked');
   if (!kUniqueHeaders) problems.push('kUniqueHeaders');
+  if (!kNeedDrain) problems.push('kNeedDrain');
   if (major >= 22 && !kChunkedBuffer) problems.push('kChunkedBuffer');
-  for (const name of ['_storeHeader', '_send', '_implicitHeader', 'end', 'write']) {
+  if (major >= 22 && !kChunkedLength) problems.push('kChunkedLength');
+  for (const name of ['_storeHeader', '_send', '_implicitHeader', 'end', 'write', 'uncork']) {
     if (typeof ServerResponse.prototype[name] !== 'function') problems.push(name);
   }
   return problems;
@@ -48,8 +52,17 @@ const originals = {
   storeHeader: OutgoingMessage.prototype._storeHeader,
   end: OutgoingMessage.prototype.end,
   write: OutgoingMessage.prototype.write,
+  uncork: OutgoingMessage.prototype.uncork,
   writeHead: ServerResponse.prototype.writeHead,
 };
+
+// How chunked write() goes out (OutgoingMessage#write / write_ / uncork):
+// - 20, 22: each write() is its own chunk, sent at once as four _send()s
+//   while the socket is corked until the next tick;
+// - 24, 26: write() corks the response and buffers the data in
+//   kChunkedBuffer; uncork() (next tick, or end()) sends all of it as ONE
+//   chunk.
+const chunksMergeInTick = major >= 24;
 
 // A ServerResponse with no request and no socket, for running Node's own
 // code on chosen inputs (buildHead's reference path).  It is made without
@@ -217,6 +230,42 @@ function flushHead(res) {
   res._send('');
 }
 
+// The head is on the wire (or merged into a write already made).
+function headSent(res) {
+  return res._headerSent;
+}
+
+function setNeedDrain(res) {
+  res[kNeedDrain] = true;
+}
+
+// The chunks a 24+ response holds back until uncork(): [data, encoding,
+// callback, ...] and their byte count.
+function corked(res) {
+  return res[kCorked];
+}
+
+function setCorked(res, n) {
+  res[kCorked] = n;
+}
+
+function chunkedBuffer(res) {
+  return res[kChunkedBuffer];
+}
+
+function clearChunked(res) {
+  res[kChunkedBuffer].length = 0;
+  res[kChunkedLength] = 0;
+}
+
+// What OutgoingMessage#uncork (24, 26) does after a flush.
+function drainIfDone(res) {
+  if (res[kNeedDrain] && res.writableLength === 0) {
+    res[kNeedDrain] = false;
+    res.emit('drain');
+  }
+}
+
 function hasBody(res) {
   return res._hasBody;
 }
@@ -237,7 +286,8 @@ module.exports = {
   originals,
   scratchResponse,
   queuedBytes,
-  symbols: { kOutHeaders, kCorked, kChunkedBuffer, kUniqueHeaders },
+  chunksMergeInTick,
+  symbols: { kOutHeaders, kCorked, kChunkedBuffer, kChunkedLength, kUniqueHeaders, kNeedDrain },
   keepAliveLine,
   headState,
   applyState,
@@ -257,6 +307,13 @@ module.exports = {
   head,
   headerRendered,
   markHeadSent,
+  headSent,
+  setNeedDrain,
+  corked,
+  setCorked,
+  chunkedBuffer,
+  clearChunked,
+  drainIfDone,
   flushHead,
   hasBody,
   isChunked,

@@ -16,7 +16,8 @@ const { counters } = require('./stats');
 const { STATUS_CODES } = require('node:http');
 
 const {
-  storeHeader: nodeStoreHeader, end: nodeEnd, writeHead: nodeWriteHead,
+  storeHeader: nodeStoreHeader, end: nodeEnd, writeHead: nodeWriteHead, write: nodeWrite,
+  uncork: nodeUncork,
 } = internals.originals;
 
 // Bodies above this size are not copied next to their head: they go out as
@@ -198,4 +199,147 @@ function end(chunk, encoding, callback) {
   return nodeEnd.call(this, chunk, encoding, callback);
 }
 
-module.exports = { writeHead, _storeHeader, end };
+// ---- chunked write() ------------------------------------------------------
+
+// What Node's write_ schedules after corking the socket for a write (20, 22).
+function uncorkSocket(socket) {
+  socket.uncork();
+}
+
+// The bytes of one chunk as a string, with the head in front when it has
+// not gone out yet, and the encoding to write it in; or undefined.  Node
+// sends the size line merged with a pending head as latin1, then the data
+// in its own encoding, then CRLF.
+let frameEncoding = 'latin1';
+function frame(prefix, chunk, encoding, len) {
+  const line = prefix + len.toString(16) + '\r\n';
+  if (typeof chunk !== 'string') {
+    head.ints[S.S_BODY_KIND] = S.BODY_BYTES;
+    const framed = binding.chunk(chunk); // "hex\r\n" data "\r\n"
+    if (framed === undefined) return undefined;
+    frameEncoding = 'latin1';
+    return prefix + framed;
+  }
+  if (oneByte) {
+    frameEncoding = 'latin1';
+    return line + chunk + '\r\n';
+  }
+  // Multibyte utf8 data: one utf8 string is the same bytes only if the
+  // prefix is ASCII: empty, or a head this package rendered.
+  if (prefix !== '' && !head.isOwnHead(prefix)) return undefined;
+  frameEncoding = 'utf8';
+  return line + chunk + '\r\n';
+}
+
+// write(chunk) on 20 and 22: Node's steps for a chunked response, with the
+// chunk framed in one socket write instead of four.  Returns undefined to
+// leave the call to Node.
+function writeChunk(res, chunk, encoding, callback) {
+  const socket = res.socket;
+  if (res.finished || res.destroyed || !internals.canWriteDirect(res, socket)) return undefined;
+  let len;
+  if (typeof chunk === 'string') {
+    len = stringLength(chunk, encoding);
+    if (len <= 0 || (!oneByte && !mergesAsUtf8(encoding))) return undefined;
+  } else if (isUint8Array(chunk)) {
+    len = chunk.byteLength;
+    if (len === 0) return undefined;
+  } else {
+    return undefined;
+  }
+  if (!internals.headerRendered(res)) res._implicitHeader();
+  if (!internals.hasBody(res) || !internals.isChunked(res)) return undefined;
+  const pending = !internals.headSent(res);
+  const data = frame(pending ? internals.head(res) : '', chunk, encoding, len);
+  if (data === undefined) return undefined;
+  if (!socket.writableCorked) {
+    socket.cork();
+    process.nextTick(uncorkSocket, socket);
+  }
+  if (pending) internals.markHeadSent(res);
+  return socket.write(data, frameEncoding, callback);
+}
+
+function write(chunk, encoding, callback) {
+  if (typeof encoding === 'function') {
+    callback = encoding;
+    encoding = null;
+  }
+  const ret = writeChunk(this, chunk, encoding, callback);
+  if (ret === undefined) {
+    counters.writesToNode++;
+    return nodeWrite.call(this, chunk, encoding, callback);
+  }
+  counters.writes++;
+  if (!ret) internals.setNeedDrain(this);
+  return ret;
+}
+
+// uncork() on 24 and 26: the chunks buffered since the response was corked
+// go out as one chunk, as Node sends them, but in one socket write.
+// Returns false to leave the call to Node.
+function flushChunks(res) {
+  const buf = internals.chunkedBuffer(res);
+  if (internals.corked(res) !== 1 || buf.length === 0) return false;
+  const socket = res.socket;
+  if (res.destroyed || !internals.isChunked(res) || socket == null ||
+      socket._httpMessage !== res || socket.writable !== true || socket.destroyed ||
+      res.outputData.length !== 0) return false;
+  let data;
+  let callbacks = null;
+  const pending = !internals.headSent(res);
+  const prefix = pending ? internals.head(res) : '';
+  if (buf.length === 3) {
+    const chunk = buf[0];
+    const len = typeof chunk === 'string' ? stringLength(chunk, buf[1]) : chunk.byteLength;
+    if (len <= 0 || (typeof chunk === 'string' && !oneByte && !mergesAsUtf8(buf[1]))) return false;
+    data = frame(prefix, chunk, buf[1], len);
+    callbacks = buf[2];
+  } else {
+    // Several strings: one chunk of all of them, when they are one-byte.
+    let text = '';
+    let len = 0;
+    for (let i = 0; i < buf.length; i += 3) {
+      const chunk = buf[i];
+      if (typeof chunk !== 'string') return false;
+      const n = stringLength(chunk, buf[i + 1]);
+      if (n < 0 || !oneByte) return false;
+      text += chunk;
+      len += n;
+    }
+    if (len === 0) return false;
+    data = prefix + len.toString(16) + '\r\n' + text + '\r\n';
+    frameEncoding = 'latin1';
+    const list = [];
+    for (let i = 2; i < buf.length; i += 3) list.push(buf[i]);
+    callbacks = (err) => {
+      for (const cb of list) cb(err);
+    };
+  }
+  if (data === undefined) return false;
+  internals.setCorked(res, 0);
+  try {
+    if (pending) internals.markHeadSent(res);
+    socket.write(data, frameEncoding, callbacks);
+    internals.clearChunked(res);
+  } finally {
+    socket.uncork();
+  }
+  internals.drainIfDone(res);
+  return true;
+}
+
+function uncork() {
+  if (flushChunks(this)) {
+    counters.writes++;
+    return;
+  }
+  nodeUncork.call(this);
+}
+
+// The methods to put on ServerResponse.prototype for this Node.
+const methods = internals.chunksMergeInTick ?
+  { writeHead, _storeHeader, end, uncork } :
+  { writeHead, _storeHeader, end, write };
+
+module.exports = { methods, writeHead, _storeHeader, end };

@@ -126,4 +126,6 @@ t.test(`stock and onewrite send the same bytes, errors and events (seed ${SEED})
   const ends = after.ends - before.ends;
   t.ok(heads > CASES / 4, `heads rendered natively: ${heads}`);
   t.ok(ends > CASES / 5, `end() in one write: ${ends}`);
+  const writes = after.writes - before.writes;
+  t.ok(writes > CASES / 20, `chunked writes in one socket write: ${writes}`);
 });

@@ -166,8 +166,13 @@ function steps(rnd) {
   if (rnd.chance(0.03)) out.push(['addTrailers', { 'X-Checksum': 'abc' }]);
   if (rnd.chance(0.03)) out.push(['strictContentLength']);
   if (rnd.chance(0.04)) out.push(['cork']);
-  const writes = rnd.chance(0.15) ? 1 + rnd.int(3) : 0;
-  for (let i = 0; i < writes; i++) out.push(['write', body(rnd)]);
+  const writes = rnd.chance(0.3) ? 1 + rnd.int(4) : 0;
+  for (let i = 0; i < writes; i++) {
+    if (rnd.chance(0.3)) out.push(['tick']);
+    out.push(['write', body(rnd)]);
+    if (rnd.chance(0.05)) out.push(['uncork']);
+  }
+  if (rnd.chance(0.2)) out.push(['tick']);
   out.push(['end', body(rnd), rnd.chance(0.3)]);
   if (rnd.chance(0.02)) out.push(['end', body(rnd), false]);
   return out;
@@ -206,7 +211,9 @@ function describeError(err) {
 }
 
 // Play the steps on `res`, recording what happens in `log` (an array).
-function runSteps(res, list, log) {
+// A 'tick' step waits for setImmediate: writes on both sides of it go out
+// in different ticks.
+async function runSteps(res, list, log) {
   res.on('prefinish', () => log.push('prefinish'));
   res.on('finish', () => log.push('finish'));
   res.on('close', () => log.push('close'));
@@ -229,9 +236,12 @@ function runSteps(res, list, log) {
         case 'addTrailers': res.addTrailers(a); break;
         case 'strictContentLength': res.strictContentLength = true; break;
         case 'cork': res.cork(); break;
+        case 'uncork': res.uncork(); break;
+        case 'tick': await new Promise((resolve) => setImmediate(resolve)); break;
         case 'write': {
           const data = materialiseBody(a);
-          const ret = data === undefined ? null : res.write(data, a.enc);
+          const cb = (err) => log.push(['write-cb', err ? describeError(err) : null]);
+          const ret = data === undefined ? null : res.write(data, a.enc, cb);
           log.push(['write', ret]);
           break;
         }
