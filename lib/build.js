@@ -2,13 +2,15 @@
 
 // buildHead(statusCode, statusMessage, headers, options) -> Buffer
 //
-// The bytes Node's ServerResponse sends for
+// What Node's ServerResponse renders for
 //   res._contentLength = options.contentLength ?? byteLength(options.body);
 //   res.writeHead(statusCode, statusMessage, headers);
-//   res.end(options.body);
 // on an HTTP/1.1 connection, without a server or a socket: the status line,
-// the headers, Date, Connection/Keep-Alive, Content-Length or chunked
-// framing, and the body when one is given.  The addon renders it; where it
+// the headers, Date, Connection/Keep-Alive and Content-Length or chunked
+// framing (Node's res._header).  With options.body, the whole message Node
+// then sends for res.end(options.body): the head, the body (framed as one
+// chunk and the last-chunk when the head is chunked; none for HEAD, 204,
+// 304, 1xx).  The addon renders it; where it
 // declines (a character >= 0x80, a header Node joins, invalid input), Node's
 // own code renders it on a socket-less response, and throws Node's own
 // errors (ERR_HTTP_INVALID_STATUS_CODE, ERR_INVALID_HTTP_TOKEN,
@@ -68,8 +70,8 @@ function reference(statusCode, statusMessage, headers, o) {
   } else {
     internals.originals.writeHead.call(res, statusCode, headers);
   }
-  if (o.body === undefined || o.body.length === 0) res.end();
-  else res.end(o.body, o.encoding);
+  if (o.body === undefined) return Buffer.from(internals.head(res), 'latin1');
+  res.end(o.body, o.encoding);
   return internals.queuedBytes(res);
 }
 
@@ -97,7 +99,7 @@ function render(statusCode, statusMessage, headers, o) {
     o.keepAliveTimeout, o.maxRequestsPerSocket);
 
   let body = o.body;
-  if (body === undefined || body.length === 0) {
+  if (body === undefined) {
     return toBuffer(binding.head(text));
   } else if (typeof body === 'string') {
     const oneByte = o.encoding === 'latin1' || o.encoding === 'binary' ||

@@ -12,22 +12,29 @@ const stats = require('./stats');
 
 let saved = null; // own property descriptors of ServerResponse.prototype before install
 
-function unavailable() {
-  if (process.env.ONEWRITE_DISABLE === '1') return 'disabled by ONEWRITE_DISABLE=1';
-  if (!internals.supported) {
-    return `Node ${process.versions.node} is not a tested version ` +
-      `(tested: ${internals.TESTED.join(', ')})`;
+// Why the fast paths cannot run here, or null.  Checked once, at load.
+function whyUnavailable({ disable, version, tested, binding, error, missing }) {
+  if (disable === '1') return 'disabled by ONEWRITE_DISABLE=1';
+  const major = Number(String(version).split('.')[0]);
+  if (!tested.includes(major)) {
+    return `Node ${version} is not a tested version (tested: ${tested.join(', ')})`;
   }
-  if (!native.binding) {
+  if (!binding) {
     return 'the native addon could not be loaded: ' +
-      (native.error && native.error.message ? native.error.message.split('\n')[0] : 'unknown error');
+      (error && error.message ? error.message.split('\n')[0] : 'unknown error');
   }
-  const missing = internals.missing();
   if (missing.length > 0) return `this Node lacks what onewrite relies on: ${missing.join(', ')}`;
   return null;
 }
 
-const reason = unavailable();
+const reason = whyUnavailable({
+  disable: process.env.ONEWRITE_DISABLE,
+  version: process.versions.node,
+  tested: internals.TESTED,
+  binding: native.binding,
+  error: native.error,
+  missing: internals.supported ? internals.missing() : [],
+});
 const response = reason === null ? require('./response') : null;
 const PATCHED = response === null ? [] : Object.keys(response.methods);
 
@@ -77,4 +84,6 @@ function status() {
   };
 }
 
-module.exports = { install, uninstall, status, ServerResponse, available: reason === null };
+module.exports = {
+  install, uninstall, status, ServerResponse, available: reason === null, whyUnavailable,
+};

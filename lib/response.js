@@ -129,24 +129,48 @@ function writeLast(res, chunk, encoding) {
     internals.setContentLength(res, len);
     res._implicitHeader();
   }
-  // A head already on the wire (flushHeaders, Expect), or a body Node
-  // drops or refuses (HEAD, 204, 304): Node's end() takes it from here.
-  if (!internals.headPending(res) || !internals.hasBody(res)) return 0;
-
-  const h = internals.head(res);
+  // A body Node drops or refuses (HEAD, 204, 304): Node's end() takes it.
+  if (!internals.hasBody(res)) return 0;
   const chunked = internals.isChunked(res);
-  if (isString) {
-    if (chunked) {
-      // Node sends the size line merged with the head, as latin1, then the data.
-      const line = h + len.toString(16) + '\r\n';
-      if (oneByte) {
-        socket.write(line + chunk + '\r\n0\r\n\r\n', 'latin1');
+  let prefix;
+  if (internals.headPending(res)) {
+    prefix = internals.head(res);
+  } else if (internals.headSent(res) && chunked) {
+    prefix = ''; // the last chunk of a stream: the head went out with an earlier write
+  } else {
+    return 0; // a head already flushed alone (flushHeaders, Expect): Node's end()
+  }
+
+  if (chunked) {
+    // The data as one chunk, then the last-chunk.  (An empty Buffer gets no
+    // frame from Node: left to it.)
+    if (len === 0) return 0;
+    if (isString || len <= COPY_LIMIT) {
+      const framed = isString ? frame(prefix, chunk, encoding, len) : join(prefix, chunk, 1);
+      if (framed !== undefined) {
+        socket.write(framed + (isString ? '0\r\n\r\n' : ''), isString ? frameEncoding : 'latin1');
       } else {
+        // Multibyte text after a head Node rendered: the head and size line
+        // as latin1, then the text, as Node sends them, corked together.
         socket.cork();
-        socket.write(line, 'latin1');
+        socket.write(prefix + len.toString(16) + '\r\n', 'latin1');
         socket.write(chunk + '\r\n0\r\n\r\n', encoding);
       }
-    } else if (mergesAsUtf8(encoding) && !(oneByte && head.isOwnHead(h))) {
+    } else {
+      // A large body is not copied: out corked, as one writev.
+      socket.cork();
+      socket.write(prefix + len.toString(16) + '\r\n', 'latin1');
+      socket.write(chunk);
+      socket.write('\r\n0\r\n\r\n', 'latin1');
+    }
+    internals.markHeadSent(res);
+    internals.setChunked(res, false);
+    return 2;
+  }
+
+  const h = prefix;
+  if (isString) {
+    if (mergesAsUtf8(encoding) && !(oneByte && head.isOwnHead(h))) {
       // Node merges head and data into one utf8 string: so do we.  (An
       // all-ASCII head with one-byte data is the same bytes as latin1,
       // which is cheaper to write: the branch below.)
@@ -156,26 +180,26 @@ function writeLast(res, chunk, encoding) {
       socket.write(h + chunk, 'latin1');
     }
   } else if (len <= COPY_LIMIT) {
-    // Head and bytes copied together by the addon into one latin1 string.
-    head.ints[S.S_TEXT_LEN] = h.length;
-    head.ints[S.S_BODY_KIND] = S.BODY_BYTES;
-    head.ints[S.S_FRAME] = chunked ? 1 : 0;
-    const message = binding.join(h, chunk);
+    const message = join(h, chunk, 0);
     if (message === undefined) return 0;
     socket.write(message, 'latin1');
   } else {
     // A large body is not copied: head and body go out corked, as one writev.
     socket.cork();
-    socket.write(chunked ? h + len.toString(16) + '\r\n' : h, 'latin1');
+    socket.write(h, 'latin1');
     socket.write(chunk);
-    if (chunked) socket.write('\r\n0\r\n\r\n', 'latin1');
   }
   internals.markHeadSent(res);
-  if (chunked) {
-    internals.setChunked(res, false);
-    return 2;
-  }
   return 1;
+}
+
+// Head (latin1) and bytes copied together by the addon into one latin1
+// string; framed as one chunk and the last-chunk when `framing`.
+function join(h, bytes, framing) {
+  head.ints[S.S_TEXT_LEN] = h.length;
+  head.ints[S.S_BODY_KIND] = S.BODY_BYTES;
+  head.ints[S.S_FRAME] = framing;
+  return binding.join(h, bytes);
 }
 
 function end(chunk, encoding, callback) {
@@ -333,6 +357,9 @@ function uncork() {
   if (flushChunks(this)) {
     counters.writes++;
     return;
+  }
+  if (internals.corked(this) === 1 && internals.chunkedBuffer(this).length !== 0) {
+    counters.writesToNode++;
   }
   nodeUncork.call(this);
 }

@@ -64,7 +64,8 @@ function countHandleWrites(server) {
       };
     }
   });
-  server.on('request', (req, res) => {
+  // First among the 'request' listeners: before the handler writes.
+  server.prependListener('request', (req, res) => {
     const counter = req.socket.__owCounter;
     const start = counter.n;
     const startKinds = counter.kinds.length;

@@ -1,0 +1,166 @@
+'use strict';
+
+// Every case the fast paths refuse: Node's own code must run (its counter
+// in status().counters moves, the fast one does not), and the bytes must be
+// stock Node's.
+
+const t = require('tap');
+const http = require('node:http');
+const { Duplex } = require('node:stream');
+const onewrite = require('..');
+const { exchange, normalise, listen, close } = require('./helpers/wire');
+
+const counters = () => onewrite.status().counters;
+const major = Number(process.versions.node.split('.')[0]);
+const FAST = { headsToNode: 'heads', endsToNode: 'ends', writesToNode: 'writes' };
+
+// name -> [handler, the counter of Node's path that must move, server
+// options, raw request].  The fast counter of the same kind must not move.
+// Where the case is not a refusal on this Node, the counter named is the
+// fast one that must move instead ('ends'), or '-writes': neither write
+// counter moves (Node's write() runs untouched).
+const CASES = {
+  'latin1 Content-Disposition': [(req, res) => {
+    res.setHeader('Content-Disposition', 'attachment; filename="caf\u00e9.txt"');
+    res.end('x');
+  }, 'headsToNode'],
+  'latin1 value in writeHead': [(req, res) => {
+    res.writeHead(200, { 'X-Name': 'Jos\u00e9' });
+    res.end('x');
+  }, 'headsToNode'],
+  'Set-Cookie array in uniqueHeaders': [(req, res) => {
+    res.setHeader('Set-Cookie', ['a=1', 'b=2']);
+    res.end('x');
+  }, 'headsToNode', { uniqueHeaders: ['set-cookie'] }],
+  'Cookie array joined': [(req, res) => {
+    res.setHeader('Cookie', ['a=1', 'b=2']);
+    res.end('x');
+  }, 'headsToNode'],
+  'trailers': [(req, res) => {
+    res.writeHead(200, { Trailer: 'X-Sum' });
+    res.addTrailers({ 'X-Sum': '42' });
+    res.end('data');
+  }, 'endsToNode'],
+  'hex encoding': [(req, res) => res.end('68656c6c6f', 'hex'), 'endsToNode'],
+  'base64 encoding': [(req, res) => res.end('aGVsbG8=', 'base64'), 'endsToNode'],
+  'utf16le encoding': [(req, res) => res.end('hi', 'utf16le'), 'endsToNode'],
+  'multibyte text as utf-8 spelled with a dash': [(req, res) => res.end('\u20ac', 'utf-8'), 'endsToNode'],
+  // On 20 res.cork() corks the socket alone (kCorked counts only without a
+  // socket): a write into a corked socket is Node's own behaviour there, and
+  // end() flushes it; 22+ count it and the fast path refuses.
+  'corked response': [(req, res) => {
+    res.cork();
+    res.end('x');
+  }, major >= 22 ? 'endsToNode' : 'ends'],
+  'strictContentLength': [(req, res) => {
+    res.strictContentLength = true;
+    res.setHeader('Content-Length', '1');
+    res.end('x');
+  }, 'endsToNode'],
+  'flushHeaders first, then a Content-Length body': [(req, res) => {
+    res.setHeader('Content-Length', '1');
+    res.flushHeaders();
+    res.end('x');
+  }, 'endsToNode'],
+  'socket destroyed': [(req, res) => {
+    res.socket.destroy();
+    res.end('x');
+  }, 'endsToNode'],
+  'Expect: 100-continue not answered': [(req, res) => res.end('no continue'), 'endsToNode',
+    { checkContinue: true }, 'POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'],
+  'HEAD request body dropped': [(req, res) => res.end('dropped'), 'endsToNode', {},
+    'HEAD / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'],
+  // 24+: a non-chunked write() is Node's write() untouched; nothing counts.
+  'write() of a non-chunked response': [(req, res) => {
+    res.setHeader('Content-Length', '2');
+    res.write('a');
+    res.end('b');
+  }, major >= 24 ? '-writes' : 'writesToNode'],
+  'write() of a string in base64': [(req, res) => {
+    res.write('aGk=', 'base64');
+    res.end();
+  }, 'writesToNode'],
+};
+
+t.test('each refused case runs Node\'s code and sends Node\'s bytes', async (t) => {
+  for (const [name, [handler, counter, options = {}, raw]] of Object.entries(CASES)) {
+    const serverOptions = options.uniqueHeaders ? { uniqueHeaders: options.uniqueHeaders } : {};
+    const stock = http.createServer(serverOptions, handler);
+    const fast = http.createServer({ ...serverOptions, ServerResponse: onewrite.ServerResponse }, handler);
+    if (options.checkContinue) {
+      // Answer without sending 100 Continue: the response is final while the
+      // client still waits to send its body.
+      stock.on('checkContinue', handler);
+      fast.on('checkContinue', handler);
+    }
+    const [p1, p2] = [await listen(stock), await listen(fast)];
+    const request = raw || 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
+    const before = counters();
+    const a = await exchange(p1, request);
+    const b = await exchange(p2, request);
+    const after = counters();
+    t.equal(normalise(b.bytes), normalise(a.bytes), `${name}: Node's bytes`);
+    if (counter === 'ends') {
+      t.ok(after.ends > before.ends, `${name}: not a refusal on Node ${major}: the fast end ran`);
+    } else if (counter === '-writes') {
+      t.ok(after.writes === before.writes && after.writesToNode === before.writesToNode,
+        `${name}: Node's write() ran untouched`);
+    } else {
+      t.ok(after[counter] > before[counter], `${name}: ${counter} moved`);
+      t.equal(after[FAST[counter]], before[FAST[counter]], `${name}: ${FAST[counter]} did not`);
+    }
+    await close(stock);
+    await close(fast);
+  }
+});
+
+t.test('a pipelined response that does not own the socket yet is left to Node', async (t) => {
+  // /slow answers later; /fast, pipelined behind it, ends while queued.
+  const handler = (req, res) => {
+    if (req.url === '/slow') setTimeout(() => res.end('slow'), 30);
+    else res.end('fast');
+  };
+  const stock = http.createServer(handler);
+  const fast = http.createServer({ ServerResponse: onewrite.ServerResponse }, handler);
+  const [p1, p2] = [await listen(stock), await listen(fast)];
+  t.teardown(async () => {
+    await close(stock);
+    await close(fast);
+  });
+  const raw = 'GET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /fast HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
+  const a = await exchange(p1, raw);
+  const before = counters();
+  const b = await exchange(p2, raw);
+  const after = counters();
+  t.equal(normalise(b.bytes), normalise(a.bytes), 'same bytes, in request order');
+  t.equal(after.endsToNode - before.endsToNode, 1, 'the queued response went to Node');
+  t.equal(after.ends - before.ends, 1, 'the first one did not');
+});
+
+t.test('a socket that is not a real net.Socket is left to Node', async (t) => {
+  // A ServerResponse on a plain Duplex (no handle), as some tests and
+  // frameworks build them.
+  function run(Response) {
+    const written = [];
+    const socket = new Duplex({
+      write(chunk, encoding, callback) {
+        written.push(Buffer.from(chunk, encoding));
+        callback();
+      },
+      read() {},
+    });
+    const req = { method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1, headers: {} };
+    const res = new Response(req);
+    res.sendDate = false;
+    res.assignSocket(socket);
+    res.setHeader('Content-Type', 'text/plain');
+    res.end('on a duplex');
+    return new Promise((resolve) => setImmediate(() => resolve(Buffer.concat(written).toString('latin1'))));
+  }
+  const before = counters();
+  const fast = await run(onewrite.ServerResponse);
+  const after = counters();
+  t.equal(fast, await run(http.ServerResponse), 'same bytes as stock');
+  t.equal(after.ends, before.ends, 'no fast end');
+  t.ok(after.endsToNode > before.endsToNode, 'Node ended it');
+});

@@ -1,0 +1,149 @@
+'use strict';
+
+// The ways in: require() alone changes nothing; install() / uninstall()
+// patch and restore http.ServerResponse.prototype exactly and are
+// idempotent; the ServerResponse subclass touches nothing global; -r and
+// --import of onewrite/register work, print nothing and add no global;
+// ONEWRITE_DISABLE=1 and an untested Node leave Node's code in place and
+// say why.
+
+const t = require('tap');
+const http = require('node:http');
+const path = require('node:path');
+const { execFileSync, spawnSync } = require('node:child_process');
+
+const ROOT = path.join(__dirname, '..');
+const proto = http.ServerResponse.prototype;
+const NAMES = ['writeHead', '_storeHeader', 'end', 'write', 'uncork', 'writeHeader'];
+const descriptors = () => Object.fromEntries(NAMES.map((n) => [n, Object.getOwnPropertyDescriptor(proto, n)]));
+
+t.test('require() alone patches nothing', async (t) => {
+  const before = descriptors();
+  const onewrite = require('..');
+  t.same(descriptors(), before);
+  t.equal(onewrite.status().active, false);
+  t.equal(onewrite.status().available, true, onewrite.status().reason || '');
+  t.equal(onewrite.status().reason, 'not installed');
+});
+
+t.test('install() and uninstall(): idempotent, and an exact restore', async (t) => {
+  const onewrite = require('..');
+  const before = descriptors();
+  t.equal(onewrite.install(), true, 'installed');
+  const patched = descriptors();
+  t.not(patched.end, before.end, 'end is replaced');
+  t.not(patched.writeHead.value, before.writeHead.value, 'writeHead is replaced');
+  t.equal(onewrite.status().active, true);
+  t.equal(onewrite.status().reason, null);
+  t.equal(onewrite.install(), true, 'installing again is a no-op');
+  t.same(descriptors(), patched, 'nothing changed by the second install');
+  t.equal(onewrite.uninstall(), true, 'uninstalled');
+  t.same(descriptors(), before, 'every descriptor is back as it was');
+  t.equal(onewrite.uninstall(), false, 'uninstalling again is a no-op');
+  t.equal(onewrite.status().active, false);
+});
+
+t.test('the ServerResponse subclass leaves the prototype alone', async (t) => {
+  const onewrite = require('..');
+  const before = descriptors();
+  t.ok(onewrite.ServerResponse.prototype instanceof http.ServerResponse);
+  const server = http.createServer({ ServerResponse: onewrite.ServerResponse }, (req, res) => {
+    t.ok(res instanceof onewrite.ServerResponse);
+    res.end('sub');
+  });
+  await new Promise((resolve) => server.listen(0, resolve));
+  const body = await new Promise((resolve) => {
+    http.get(`http://127.0.0.1:${server.address().port}/`, (res) => {
+      let s = '';
+      res.on('data', (d) => (s += d));
+      res.on('end', () => resolve(s));
+    });
+  });
+  server.close();
+  t.equal(body, 'sub');
+  t.same(descriptors(), before);
+});
+
+// Run a snippet in a child Node, with a clean environment: env -i, since
+// the test runner injects its coverage hooks (which use process.binding)
+// into every child it sees spawned.  Returns { stdout, stderr, status }.
+function child(args, env = {}) {
+  const vars = Object.entries({ PATH: process.env.PATH, ...env }).map(([k, v]) => `${k}=${v}`);
+  const r = spawnSync('env', ['-i', ...vars, process.execPath, ...args], {
+    cwd: ROOT, encoding: 'utf8',
+  });
+  return { stdout: r.stdout, stderr: r.stderr, status: r.status };
+}
+
+const PROBE = `
+  const http = require('node:http');
+  const globals = Object.getOwnPropertyNames(globalThis).length;
+  const onewrite = require(${JSON.stringify(ROOT)});
+  const s = onewrite.status();
+  const patched = Object.hasOwn(http.ServerResponse.prototype, 'end');
+  const server = http.createServer((req, res) => res.end('ok'));
+  server.listen(0, () => http.get('http://127.0.0.1:' + server.address().port, (res) => {
+    res.resume();
+    res.on('end', () => {
+      server.close();
+      process.stdout.write(JSON.stringify({ active: s.active, available: s.available,
+        reason: s.reason, patched, status: res.statusCode, globals,
+        ends: onewrite.status().counters.ends }));
+    });
+  }));
+`;
+
+t.test('node -r onewrite/register', async (t) => {
+  const plain = child(['-e', PROBE]);
+  const r = child(['--pending-deprecation', '-r', 'onewrite/register', '-e', PROBE]);
+  t.equal(r.stderr, '', 'nothing on stderr, with --pending-deprecation');
+  const out = JSON.parse(r.stdout);
+  t.equal(out.active, true);
+  t.equal(out.patched, true);
+  t.equal(out.status, 200);
+  t.equal(out.ends, 1, 'the response went through the fast path');
+  t.equal(out.globals, JSON.parse(plain.stdout).globals, 'no new global');
+});
+
+t.test('node --import onewrite/register (ESM)', async (t) => {
+  const r = child(['--import', 'onewrite/register', '--input-type=module', '-e',
+    `import onewrite from 'onewrite'; import { status } from 'onewrite';
+     process.stdout.write(JSON.stringify([onewrite.status().active, status().active]));`]);
+  t.equal(r.stderr, '');
+  t.same(JSON.parse(r.stdout), [true, true]);
+});
+
+t.test('ONEWRITE_DISABLE=1 keeps Node\'s code and says why', async (t) => {
+  const r = child(['-r', 'onewrite/register', '-e', PROBE], { ONEWRITE_DISABLE: '1' });
+  t.equal(r.stderr, '');
+  const out = JSON.parse(r.stdout);
+  t.equal(out.active, false);
+  t.equal(out.available, false);
+  t.equal(out.reason, 'disabled by ONEWRITE_DISABLE=1');
+  t.equal(out.patched, false, 'the prototype is untouched');
+  t.equal(out.status, 200, 'the server answers');
+  t.equal(out.ends, 0);
+});
+
+t.test('why the fast paths cannot run, for each reason', async (t) => {
+  const { whyUnavailable } = require('../lib/install');
+  const ok = { disable: undefined, version: '20.1.0', tested: [20, 22], binding: {}, error: null, missing: [] };
+  t.equal(whyUnavailable(ok), null);
+  t.equal(whyUnavailable({ ...ok, disable: '1' }), 'disabled by ONEWRITE_DISABLE=1');
+  t.equal(whyUnavailable({ ...ok, disable: '0' }), null);
+  t.match(whyUnavailable({ ...ok, version: '27.0.0' }), /Node 27\.0\.0 is not a tested version \(tested: 20, 22\)/);
+  t.match(whyUnavailable({ ...ok, binding: null, error: new Error('No native build was found\nmore') }),
+    /^the native addon could not be loaded: No native build was found$/);
+  t.match(whyUnavailable({ ...ok, missing: ['kOutHeaders'] }), /lacks what onewrite relies on: kOutHeaders/);
+});
+
+t.test('status() shape', async (t) => {
+  const onewrite = require('..');
+  const s = onewrite.status();
+  t.same(Object.keys(s).sort(), ['active', 'available', 'counters', 'node', 'reason', 'tested']);
+  t.equal(s.node, process.versions.node);
+  t.same(s.tested, [20, 22, 24, 26]);
+  t.same(Object.keys(s.counters).sort(),
+    ['ends', 'endsToNode', 'heads', 'headsToNode', 'writes', 'writesToNode']);
+  t.equal(execFileSync(process.execPath, ['-p', 'typeof require("onewrite").buildHead'], { cwd: ROOT, encoding: 'utf8' }).trim(), 'function');
+});

@@ -1,0 +1,122 @@
+'use strict';
+
+// One socket write per response on the fast paths, counted at the socket
+// handle (each writev / writeBuffer / writeXString call is one), and the
+// bytes of non-ASCII bodies.
+
+const t = require('tap');
+const http = require('node:http');
+const onewrite = require('..');
+const { exchange, normalise, listen, close, countHandleWrites } = require('./helpers/wire');
+
+const major = Number(process.versions.node.split('.')[0]);
+
+const ROUTES = {
+  '/end-string': (req, res) => res.end('hello'),
+  '/end-utf8': (req, res) => res.end('\u20ac'),
+  '/end-buffer': (req, res) => res.end(Buffer.from('bytes')),
+  '/end-big-buffer': (req, res) => res.end(Buffer.alloc(100000, 'b')),
+  '/end-big-string': (req, res) => res.end('s'.repeat(100000)),
+  '/express-like': (req, res) => {
+    res.setHeader('X-Powered-By', 'Express');
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Content-Length', '13');
+    res.setHeader('ETag', 'W/"d-abc"');
+    res.end(Buffer.from('{"hello":"w"}'));
+  },
+  '/writehead-cl': (req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '4' });
+    res.end('CCCC');
+  },
+  '/writehead-chunked': (req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res.end('chunked body');
+  },
+  '/writehead-chunked-utf8': (req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res.end('\u20ac');
+  },
+  '/writehead-chunked-buffer': (req, res) => {
+    res.writeHead(200);
+    res.end(Buffer.from('buf'));
+  },
+  '/write-write-end': (req, res) => {
+    res.write('a');
+    res.write(Buffer.from('b'));
+    res.end();
+  },
+};
+
+// Chunked writes in separate ticks: one handle write per tick.
+const TICKED = (req, res) => {
+  res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+  res.write('data: 1\n\n');
+  setImmediate(() => {
+    res.write('data: 2\n\n');
+    setImmediate(() => res.end('data: 3\n\n'));
+  });
+};
+
+function route(req, res) {
+  if (req.url === '/ticked') return TICKED(req, res);
+  return ROUTES[req.url](req, res);
+}
+
+t.test('the fast paths write once per response', async (t) => {
+  const stock = http.createServer(route);
+  const fast = http.createServer({ ServerResponse: onewrite.ServerResponse }, route);
+  const counts = countHandleWrites(fast);
+  const stockCounts = countHandleWrites(stock);
+  const [p1, p2] = [await listen(stock), await listen(fast)];
+  t.teardown(async () => {
+    await close(stock);
+    await close(fast);
+  });
+  for (const path of Object.keys(ROUTES)) {
+    const raw = `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`;
+    const [a, b] = await Promise.all([exchange(p1, raw), exchange(p2, raw)]);
+    t.equal(normalise(b.bytes), normalise(a.bytes), `${path}: same bytes`);
+    const seen = counts().find((c) => c.url === path);
+    const stockSeen = stockCounts().find((c) => c.url === path);
+    t.equal(seen.writes, 1, `${path}: one handle write (${seen.kinds.join(', ')}; ` +
+      `stock: ${stockSeen.writes}, ${stockSeen.kinds.join(', ')})`);
+    // A string body, or a small buffer, goes out as one buffer: not a writev.
+    if (!/big-buffer|write-write|chunked-utf8/.test(path)) {
+      t.not(seen.kinds[0], 'writev', `${path}: not a writev`);
+    }
+  }
+});
+
+t.test('chunked writes in separate ticks: one handle write each', async (t) => {
+  const fast = http.createServer({ ServerResponse: onewrite.ServerResponse }, route);
+  const stock = http.createServer(route);
+  const counts = countHandleWrites(fast);
+  const [p1, p2] = [await listen(stock), await listen(fast)];
+  t.teardown(async () => {
+    await close(stock);
+    await close(fast);
+  });
+  const raw = 'GET /ticked HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
+  const [a, b] = await Promise.all([exchange(p1, raw), exchange(p2, raw)]);
+  t.equal(normalise(b.bytes), normalise(a.bytes), 'same bytes');
+  // write, write, end(data): three ticks, three handle writes (the last
+  // carries the final chunk and the last-chunk).
+  t.equal(counts()[0].writes, 3, `handle writes: ${counts()[0].kinds.join(', ')}`);
+});
+
+t.test('a multibyte body is counted and sent in bytes', async (t) => {
+  const fast = http.createServer({ ServerResponse: onewrite.ServerResponse }, route);
+  const port = await listen(fast);
+  t.teardown(() => close(fast));
+  const raw = 'GET /end-utf8 HTTP/1.1\r\nHost: x\r\n\r\nGET /writehead-chunked-utf8 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
+  const { bytes } = await exchange(port, raw);
+  const text = bytes.toString('latin1');
+  const first = text.indexOf('\r\n\r\n');
+  t.match(text.slice(0, first), /\r\nContent-Length: 3$/, 'Content-Length counts bytes');
+  t.same([...bytes.subarray(first + 4, first + 7)], [0xe2, 0x82, 0xac], 'body is UTF-8');
+  const second = text.indexOf('HTTP/1.1', first);
+  t.equal(text.indexOf('HTTP/1.1', first + 7), second, 'the next response starts right after');
+  const body2 = text.slice(text.indexOf('\r\n\r\n', second) + 4);
+  t.equal(body2, '3\r\n\u00e2\u0082\u00ac\r\n0\r\n\r\n', 'chunk size counts bytes');
+  t.equal(major >= 20, true);
+});
