@@ -1,0 +1,188 @@
+'use strict';
+
+// Shared by the benchmark runners: starting servers (pinned), running the
+// client (pinned to the other core), reading CPU time from /proc, the
+// statistics, and the SVG chart.
+
+const { spawn, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const ROOT = path.join(__dirname, '..', '..');
+const CLIENT = path.join(__dirname, 'client.js');
+
+const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+const cores = require('node:os').availableParallelism();
+const SERVER_CPU = '0';
+const CLIENT_CPU = cores > 1 ? '1' : '0';
+
+function parseArgs(argv, defaults) {
+  const out = { ...defaults };
+  for (const a of argv) {
+    const m = /^--([^=]+)(?:=(.*))?$/.exec(a);
+    if (!m) throw new Error(`unexpected argument ${a}`);
+    const v = m[2] === undefined ? true : m[2];
+    out[m[1]] = typeof defaults[m[1]] === 'number' ? Number(v) : v;
+  }
+  return out;
+}
+
+// argv for running `cmd args` pinned to `cpu` when taskset exists.
+function pinned(cpu, cmd, args) {
+  return hasTaskset ? ['taskset', ['-c', cpu, cmd, ...args]] : [cmd, args];
+}
+
+// Start a server script that prints its port on its first stdout line.
+// `wrap` (optional) puts another command in front (valgrind).
+function startServer({ node = process.execPath, preload = false, script, args = [], wrap = [], timeout = 120000 }) {
+  const nodeArgs = [...(preload ? ['-r', 'onewrite/register'] : []), script, ...args];
+  const [cmd, argv] = wrap.length > 0
+    ? pinned(SERVER_CPU, wrap[0], [...wrap.slice(1), node, ...nodeArgs])
+    : pinned(SERVER_CPU, node, nodeArgs);
+  const child = spawn(cmd, argv, {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ONEWRITE_DISABLE: '' },
+  });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), timeout);
+    child.stdout.once('data', (d) => {
+      clearTimeout(timer);
+      resolve({
+        pid: child.pid,
+        port: Number(String(d).trim().split('\n')[0]),
+        stop: () => new Promise((done) => {
+          if (child.exitCode !== null) return done(stderr);
+          child.on('exit', () => done(stderr));
+          child.kill('SIGTERM');
+        }),
+        stderr: () => stderr,
+      });
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited (${code}): ${stderr}`));
+    });
+  });
+}
+
+// CPU time of a process so far, in seconds, from /proc/<pid>/stat: user
+// and system separately (onewrite saves user-space work; the syscalls of a
+// response are the kernel's either way), in clock ticks of 1/CLK_TCK s.
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+function cpuSeconds(pid) {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return { user: Number(fields[11]) / CLK_TCK, system: Number(fields[12]) / CLK_TCK };
+  } catch {
+    return { user: NaN, system: NaN };
+  }
+}
+
+// Run the client once; resolves with its JSON result.
+function runClient(options) {
+  const [cmd, argv] = pinned(CLIENT_CPU, process.execPath, [CLIENT, JSON.stringify(options)]);
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`client failed (${code}): ${err}`));
+      resolve(JSON.parse(out.trim().split('\n').pop()));
+    });
+  });
+}
+
+// Measure one server under load: client result plus server CPU per request.
+async function measure(server, { path: urlPath = '/', connections, duration, amount, pipelining = 1 }) {
+  const options = { url: `http://127.0.0.1:${server.port}${urlPath}`, connections, pipelining };
+  if (amount) options.amount = amount;
+  else options.duration = duration;
+  const cpu0 = cpuSeconds(server.pid);
+  const r = await runClient(options);
+  const cpu1 = cpuSeconds(server.pid);
+  const user = cpu1.user - cpu0.user;
+  const system = cpu1.system - cpu0.system;
+  r.serverCpuUs = ((user + system) * 1e6) / r.requests; // per request, user + system
+  r.serverUserUs = (user * 1e6) / r.requests; //           per request, user space only
+  r.serverCpu = (user + system) / r.duration; //           cores busy
+  return r;
+}
+
+function median(xs) {
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+const min = (xs) => Math.min(...xs);
+const max = (xs) => Math.max(...xs);
+
+function fmt(x, digits = 0) {
+  if (!Number.isFinite(x)) return '-';
+  if (Math.abs(x) >= 10000 && digits === 0) return `${(x / 1000).toFixed(1)}k`;
+  return x.toFixed(digits);
+}
+
+// A progress line on stderr: rewritten in place on a terminal.
+function progress(text) {
+  if (process.stderr.isTTY) process.stderr.write(`\r\x1b[K${text}`);
+  else process.stderr.write(`${text}\n`);
+}
+function progressDone() {
+  if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
+}
+
+// Bar chart: one group per benchmark, a bar per variant at its median,
+// a whisker from min to max.  groups: [{ label, unit, bars: [{ label, values }] }]
+function svgChart(title, groups) {
+  const W = 760;
+  const rowH = 34;
+  const left = 230;
+  const right = 40;
+  const top = 44;
+  const colors = ['#8a8f98', '#2f7ed8', '#50b432', '#ed561b'];
+  let rows = 0;
+  for (const g of groups) rows += g.bars.length + 1;
+  const H = top + rows * rowH + 30;
+  const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;');
+  let y = top;
+  let body = '';
+  for (const g of groups) {
+    const scale = (W - left - right) / (max(g.bars.flatMap((b) => b.values)) * 1.08 || 1);
+    body += `<text x="10" y="${y + 18}" font-weight="bold">${esc(g.label)} (${esc(g.unit)})</text>\n`;
+    y += rowH;
+    g.bars.forEach((b, i) => {
+      const m = median(b.values);
+      const lo = min(b.values);
+      const hi = max(b.values);
+      body += `<text x="20" y="${y + 18}">${esc(b.label)}</text>\n`;
+      body += `<rect x="${left}" y="${y + 5}" width="${(m * scale).toFixed(1)}" height="${rowH - 12}" fill="${colors[i % colors.length]}"/>\n`;
+      const yc = y + rowH / 2 - 1;
+      body += `<line x1="${(left + lo * scale).toFixed(1)}" x2="${(left + hi * scale).toFixed(1)}" y1="${yc}" y2="${yc}" stroke="#222" stroke-width="2"/>\n`;
+      for (const x of [lo, hi]) {
+        body += `<line x1="${(left + x * scale).toFixed(1)}" x2="${(left + x * scale).toFixed(1)}" y1="${yc - 6}" y2="${yc + 6}" stroke="#222" stroke-width="2"/>\n`;
+      }
+      body += `<text x="${(left + hi * scale + 6).toFixed(1)}" y="${y + 18}" font-size="12">${esc(fmt(m, m < 100 ? 2 : 0))}</text>\n`;
+      y += rowH;
+    });
+  }
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="13">\n` +
+    `<rect width="100%" height="100%" fill="white"/>\n<text x="10" y="24" font-size="16" font-weight="bold">${esc(title)}</text>\n` +
+    `${body}<text x="10" y="${H - 10}" font-size="11" fill="#555">bar: median of the rounds; whisker: min to max</text>\n</svg>\n`;
+}
+
+function nodeVersion(node) {
+  return spawnSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim();
+}
+
+module.exports = {
+  ROOT, hasTaskset, cores, parseArgs, startServer, cpuSeconds, runClient, measure,
+  median, min, max, fmt, progress, progressDone, svgChart, nodeVersion,
+};

@@ -1,0 +1,74 @@
+'use strict';
+
+// The server of Node's own benchmark/http/simple.js (its fixture
+// simple-http-server.js), plus a "realistic" and a "json" handler.
+// Run it stock, or with onewrite:
+//
+//   node benchmark/simple.js [--handler=simple|realistic|json]
+//        [--type=bytes|buffer] [--len=4] [--chunks=1] [--chunkedEnc=0]
+//   node -r onewrite/register benchmark/simple.js ...
+//
+// It listens on --port (default: a free one) and prints the port.  The
+// load parameters of Node's benchmark (c, duration) belong to the client:
+// see compare.js.
+
+const http = require('node:http');
+
+const args = Object.fromEntries(process.argv.slice(2).map((a) => {
+  const m = /^--([^=]+)=(.*)$/.exec(a);
+  return m ? [m[1], m[2]] : [a, ''];
+}));
+const handlerName = args.handler || 'simple';
+const type = args.type || 'bytes';
+const len = Number(args.len || 4);
+const chunks = Number(args.chunks || 1);
+const chunkedEnc = Number(args.chunkedEnc || 0) === 1;
+
+// simple: as Node's fixture for /<type>/<len>/<chunks>/normal/<chunkedEnc>.
+const body = type === 'buffer' ? Buffer.alloc(len, 'C') : 'C'.repeat(len);
+function simple(req, res) {
+  if (chunkedEnc) {
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked' });
+  } else {
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': body.length.toString() });
+  }
+  if (chunks > 1) {
+    const step = Math.floor(len / chunks) || 1;
+    for (let i = 0, n = chunks - 1; i < n; ++i) res.write(body.slice(i * step, i * step + step));
+    res.end(body.slice((chunks - 1) * step));
+  } else {
+    res.end(body);
+  }
+}
+
+// realistic: what an application answer looks like: a content type and a
+// request id set as it goes (a new id each time, so no two heads are
+// alike), then writeHead with caching, a cookie and the length.
+let nextId = 0;
+const page = JSON.stringify({ id: 1, name: 'onewrite', tags: ['http', 'native'], ok: true });
+function realistic(req, res) {
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('X-Request-Id', `req-${(nextId++).toString(36)}-${process.pid}`);
+  res.writeHead(200, {
+    'Cache-Control': 'private, max-age=0, must-revalidate',
+    'Set-Cookie': 'session=abc123; Path=/; HttpOnly; SameSite=Lax',
+    'Content-Length': Buffer.byteLength(page),
+  });
+  res.end(page);
+}
+
+// json: an object serialised per request.
+const data = { hello: 'world', count: 42, items: [1, 2, 3, 4, 5], nested: { a: true, b: null } };
+function json(req, res) {
+  const s = JSON.stringify(data);
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(s) });
+  res.end(s);
+}
+
+const handlers = { simple, realistic, json };
+if (!handlers[handlerName]) throw new Error(`unknown handler ${handlerName}`);
+const server = http.createServer(handlers[handlerName]);
+server.listen(Number(args.port || 0), '127.0.0.1', () => {
+  process.stdout.write(`${server.address().port}\n`);
+});
+process.on('SIGTERM', () => process.exit(0));
