@@ -7,8 +7,10 @@
 //   require('onewrite').status()       { active, available, reason, node, tested }
 //   require('onewrite').ServerResponse for http.createServer({ ServerResponse })
 //   require('onewrite').buildHead(...) the native head builder, on its own
+//   require('onewrite').sse(res) / .ndjson(res)  streaming writers
 
 const { install, uninstall, status, ServerResponse, available } = require('./lib/install');
 const { buildHead } = require('./lib/build');
+const { sse, ndjson } = require('./lib/stream');
 
-module.exports = { install, uninstall, status, ServerResponse, buildHead, available };
+module.exports = { install, uninstall, status, ServerResponse, buildHead, sse, ndjson, available };

@@ -266,6 +266,20 @@ function drainIfDone(res) {
   }
 }
 
+// Send what write() just held back, now, as Node would on the next tick:
+// 20, 22: write_ corked the socket (uncorked by connectionCorkNT);
+// 24, 26: write() corked the response (kCorked 1; connectionCorkNT then
+// finds it 0 and does nothing).  A cork the user holds is left alone.
+function flushWrites(res) {
+  const socket = res.socket;
+  if (socket == null || socket._httpMessage !== res) return;
+  if (chunksMergeInTick) {
+    if (res[kCorked] === 1) res.uncork();
+  } else if (socket.writableCorked === 1 && res[kCorked] === 0) {
+    socket.uncork();
+  }
+}
+
 function hasBody(res) {
   return res._hasBody;
 }
@@ -314,6 +328,7 @@ module.exports = {
   chunkedBuffer,
   clearChunked,
   drainIfDone,
+  flushWrites,
   flushHead,
   hasBody,
   isChunked,

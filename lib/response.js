@@ -46,7 +46,17 @@ function writeHead(statusCode, reason, obj) {
   let headers = obj;
   const out = internals.outHeaders(this);
   if (out) {
-    if (obj) return nodeWriteHead.apply(this, arguments);
+    if (obj) {
+      // Headers given to writeHead join those set before, as Node merges
+      // them: an object through setHeader, key by key (20-26 alike); an
+      // array (merged differently since 22) is left to Node.
+      if (Array.isArray(obj)) return nodeWriteHead.apply(this, arguments);
+      const keys = Object.keys(obj);
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i];
+        if (k) this.setHeader(k, obj[k]);
+      }
+    }
     headers = out;
   }
   const message = this.statusMessage;
