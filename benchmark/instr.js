@@ -62,7 +62,8 @@ async function count(name, variant) {
     timeout: 300000,
   });
   try {
-    const load = { path: urlPath, connections: opts.c };
+    // A slow server under valgrind: no request may time out.
+    const load = { path: urlPath, connections: opts.c, timeout: 300 };
     await b.measure(server, { ...load, amount: opts.warm });
     control(server.pid, '-i', 'on');
     const r = await b.measure(server, { ...load, amount: opts.n });

@@ -99,8 +99,8 @@ function runClient(options) {
 }
 
 // Measure one server under load: client result plus server CPU per request.
-async function measure(server, { path: urlPath = '/', connections, duration, amount, pipelining = 1 }) {
-  const options = { url: `http://127.0.0.1:${server.port}${urlPath}`, connections, pipelining };
+async function measure(server, { path: urlPath = '/', connections, duration, amount, pipelining = 1, timeout = 10 }) {
+  const options = { url: `http://127.0.0.1:${server.port}${urlPath}`, connections, pipelining, timeout };
   if (amount) options.amount = amount;
   else options.duration = duration;
   const cpu0 = cpuSeconds(server.pid);
