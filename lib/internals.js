@@ -266,18 +266,29 @@ function drainIfDone(res) {
   }
 }
 
-// Send what write() just held back, now, as Node would on the next tick:
-// 20, 22: write_ corked the socket (uncorked by connectionCorkNT);
-// 24, 26: write() corked the response (kCorked 1; connectionCorkNT then
-// finds it 0 and does nothing).  A cork the user holds is left alone.
-function flushWrites(res) {
+// Make the write() just made its own chunk, without sending it before the
+// end of the tick (so that the items of one tick still leave in one
+// syscall, one buffer each):
+// - 20, 22: each write() already is its own chunk, in a socket corked until
+//   the next tick (write_ and connectionCorkNT): nothing to do;
+// - 24, 26: write() corked the response (kCorked 1) and buffers the data,
+//   to be merged with the tick's other writes; uncork() now frames it as
+//   one chunk, into the socket, which is held corked until the next tick
+//   here (connectionCorkNT then finds kCorked 0 and does nothing).
+// A cork the user holds (kCorked > 1) is left alone.
+function uncorkSocket(socket) {
+  socket.uncork();
+}
+function endChunk(res) {
+  if (!chunksMergeInTick) return;
   const socket = res.socket;
-  if (socket == null || socket._httpMessage !== res) return;
-  if (chunksMergeInTick) {
-    if (res[kCorked] === 1) res.uncork();
-  } else if (socket.writableCorked === 1 && res[kCorked] === 0) {
-    socket.uncork();
+  if (socket == null || socket._httpMessage !== res || res[kCorked] !== 1) return;
+  if (socket.writableCorked === 1) {
+    // Only write()'s cork: hold the socket for the rest of the tick.
+    socket.cork();
+    process.nextTick(uncorkSocket, socket);
   }
+  res.uncork();
 }
 
 function hasBody(res) {
@@ -328,7 +339,7 @@ module.exports = {
   chunkedBuffer,
   clearChunked,
   drainIfDone,
-  flushWrites,
+  endChunk,
   flushHead,
   hasBody,
   isChunked,

@@ -265,12 +265,17 @@ function frame(prefix, chunk, encoding, len) {
   return line + chunk + '\r\n';
 }
 
-// write(chunk) on 20 and 22: Node's steps for a chunked response, with the
-// chunk framed in one socket write instead of four.  Returns undefined to
-// leave the call to Node.
+// write(chunk) where Node sends each write as its own chunk, right away,
+// in four _send()s (size line, CRLF, data, CRLF): always on 20 and 22; on
+// 24 and 26 when the response is not corked but its socket is (Node's
+// write_ then takes its direct path; a socket that is not corked makes
+// Node 24+ cork the response and merge the tick's writes: left to Node).
+// The chunk goes in one socket write instead of four.  Returns undefined
+// to leave the call to Node.
 function writeChunk(res, chunk, encoding, callback) {
   const socket = res.socket;
   if (res.finished || res.destroyed || !internals.canWriteDirect(res, socket)) return undefined;
+  if (internals.chunksMergeInTick && !socket.writableCorked) return undefined;
   let len;
   if (typeof chunk === 'string') {
     len = stringLength(chunk, encoding);
@@ -376,7 +381,7 @@ function uncork() {
 
 // The methods to put on ServerResponse.prototype for this Node.
 const methods = internals.chunksMergeInTick ?
-  { writeHead, _storeHeader, end, uncork } :
+  { writeHead, _storeHeader, end, write, uncork } :
   { writeHead, _storeHeader, end, write };
 
 module.exports = { methods, writeHead, _storeHeader, end };

@@ -15,12 +15,13 @@
 //   lines.end();
 //
 // Each item is framed here (SSE fields per the WHATWG HTML "server-sent
-// events" rules, or one JSON line), handed to res.write() as one string and
-// flushed at once, so it leaves as one chunk in one socket write on every
-// Node version (without the flush, Node 24+ would merge items written in
-// the same tick into one chunk, and 20/22 one writev).  The writers use only
-// the public response API plus the flush in lib/internals.js; they work
-// with and without onewrite installed.
+// events" rules, or one JSON line) and handed to res.write() as one string:
+// with onewrite installed it reaches the socket as one buffer, one chunk,
+// and an item written alone in its tick is one socket write.  Items written
+// in the same tick leave together at the end of the tick, as with plain
+// res.write() (one syscall), but each stays its own chunk: Node 24+ would
+// merge them (lib/internals.js endChunk).  The writers use the public
+// response API and work with and without onewrite installed.
 
 const { once } = require('node:events');
 const internals = require('./internals');
@@ -79,13 +80,13 @@ function headers(defaults, extra) {
   return { ...defaults, ...(extra || {}) };
 }
 
-// Write one framed item and flush it: one chunk, one socket write.  The
-// answer is write()'s, unless the flush already drained what write() held
-// back (then 'drain' has fired: waiting for it would wait for nothing).
+// Write one framed item as its own chunk.  The answer is write()'s, unless
+// framing the chunk already drained what write() held back (then 'drain'
+// has fired: waiting for it would wait for nothing).
 function writeItem(res, text) {
   if (res.writableEnded || res.destroyed) return false;
   const ok = res.write(text);
-  internals.flushWrites(res);
+  internals.endChunk(res);
   return ok || !res.writableNeedDrain;
 }
 

@@ -97,7 +97,7 @@ function raw(port, request = 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n
   });
 }
 
-t.test('one chunk and one socket write per item', async (t) => {
+t.test('one chunk, one buffer at the socket per item; one socket write per item alone in its tick', async (t) => {
   const events = [];
   for (let i = 0; i < 20; i++) events.push({ id: String(i), data: `token ${i} \u00e9` });
   const { server, counts } = serve(async (req, res) => {
@@ -122,9 +122,13 @@ t.test('one chunk and one socket write per item', async (t) => {
   chunks.forEach((c, i) => t.equal(c.toString('utf8'), sseFrame(events[i]), `chunk ${i} is event ${i}`));
   const { events: parsed } = parseEventStream(Buffer.concat(chunks).toString('utf8'));
   t.same(parsed.map((e) => e.data), events.map((e) => e.data), 'a parser reads every event back');
-  // The head alone (flushed at once for EventSource), one write per event,
-  // and the end.
-  t.equal(counts()[0].writes, 1 + 20 + 1, `handle writes: ${counts()[0].kinds.length}`);
+  // At the handle: the head alone (flushed at once, for EventSource); the
+  // ten events of one tick in one write, a buffer each; then one write per
+  // event for the ten in their own ticks, the last one together with the
+  // end (close() in the same tick).
+  const c = counts()[0];
+  t.equal(c.writes, 1 + 1 + 10, `handle writes: ${c.kinds.join(', ')}`);
+  t.equal(c.buffers, 1 + 10 + 10 + 1, 'one buffer per event');
 });
 
 t.test('NDJSON: one line per item, non-ASCII counted in bytes', async (t) => {
@@ -141,8 +145,10 @@ t.test('NDJSON: one line per item, non-ASCII counted in bytes', async (t) => {
   t.match(head, /\r\nContent-Type: application\/x-ndjson\r\n/);
   t.equal(chunks.length, 30, 'one chunk per row');
   t.same(Buffer.concat(chunks).toString('utf8').trimEnd().split('\n').map((l) => JSON.parse(l)), rows);
-  // The head goes with the first row: 30 writes for the rows, one for the end.
-  t.equal(counts()[0].writes, 31);
+  // stream() writes a row per step, all in one tick (an array): one handle
+  // write carries them, a buffer per row, the first with the head; the end
+  // follows.
+  t.equal(counts()[0].buffers, 31, `buffers at the handle: ${counts()[0].buffers}`);
   t.throws(() => onewrite.ndjson(new http.ServerResponse({ method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1, headers: {} })).write(undefined), TypeError);
 });
 

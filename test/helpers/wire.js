@@ -44,15 +44,16 @@ function close(server) {
 }
 
 // Count the writes that reach each connection's handle (one call per
-// write, writev or writeXString), by response.  Returns a function giving
-// the counts seen so far, in order of responses finished.
+// write, writev or writeXString), and the buffers they carry (a writev
+// carries several), by response.  Returns a function giving the counts seen
+// so far, in order of responses finished: { url, writes, buffers, kinds }.
 function countHandleWrites(server) {
   const perResponse = [];
   const methods = ['writev', 'writeBuffer', 'writeUtf8String', 'writeLatin1String',
     'writeAsciiString', 'writeUcs2String'];
   server.on('connection', (socket) => {
     const handle = socket._handle;
-    const counter = { n: 0, kinds: [] };
+    const counter = { n: 0, buffers: 0, kinds: [] };
     socket.__owCounter = counter;
     for (const m of methods) {
       const original = handle[m];
@@ -60,6 +61,8 @@ function countHandleWrites(server) {
       handle[m] = function counted(...args) {
         counter.n++;
         counter.kinds.push(m);
+        // writev(req, chunks, allBuffers): buffers only, or [data, encoding] pairs.
+        counter.buffers += m === 'writev' ? (args[2] ? args[1].length : args[1].length / 2) : 1;
         return original.apply(this, args);
       };
     }
@@ -68,11 +71,13 @@ function countHandleWrites(server) {
   server.prependListener('request', (req, res) => {
     const counter = req.socket.__owCounter;
     const start = counter.n;
+    const startBuffers = counter.buffers;
     const startKinds = counter.kinds.length;
     res.on('finish', () => {
       perResponse.push({
         url: req.url,
         writes: counter.n - start,
+        buffers: counter.buffers - startBuffers,
         kinds: counter.kinds.slice(startKinds),
       });
     });
