@@ -76,10 +76,14 @@ async function count(name, variant) {
       const m = /^summary: (\d+)/m.exec(text) || /^totals: (\d+)/m.exec(text);
       instructions += Number(m[1]);
     }
-    if (r.requests !== opts.n || r.non2xx > 0 || r.errors > 0) {
+    // Under valgrind a connection now and then fails (a server slowed down
+    // 50x meets its own timeouts): the count is per answered request, and
+    // more than 1 % failures void the run.
+    if (r.non2xx > 0 || r.requests < opts.n * 0.99) {
       throw new Error(`the client got ${r.requests} answers (${r.non2xx} non-2xx, ${r.errors} errors) for ${opts.n} requests`);
     }
-    return instructions / opts.n;
+    if (r.errors > 0) process.stderr.write(`\n(${variant}: ${r.errors} failed requests of ${opts.n})\n`);
+    return instructions / r.requests;
   } finally {
     await server.stop();
     fs.rmSync(dir, { recursive: true, force: true });
