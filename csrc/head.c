@@ -84,17 +84,21 @@ static int word_printable(uint64_t w) {
 }
 
 static int is_value(ow_slice s) {
+  const unsigned char *p = (const unsigned char *)s.ptr;
   size_t i = 0;
   for (; i + 8 <= s.len; i += 8) {
     uint64_t w;
-    memcpy(&w, s.ptr + i, sizeof w);
+    memcpy(&w, p + i, sizeof w);
     if (!word_printable(w)) {
-      ow_slice part = { s.ptr + i, 8 };
-      if (!all_in(part, C_VALUE)) return 0;
+      unsigned char m = C_VALUE;
+      for (size_t k = i; k < i + 8; k++) m &= cls[p[k]];
+      if (m != C_VALUE) return 0;
     }
   }
-  ow_slice rest = { s.ptr + i, s.len - i };
-  return all_in(rest, C_VALUE);
+  /* The tail, by index: s.ptr may be NULL when s.len is 0. */
+  unsigned char m = C_VALUE;
+  for (; i < s.len; i++) m &= cls[p[i]];
+  return m == C_VALUE;
 }
 
 static unsigned char lower(unsigned char c) {

@@ -276,6 +276,11 @@ static void test_validation(void) {
       EXPECT(valid ? rc == OW_OK : rc != OW_OK);
     }
   }
+  /* An empty value given as a NULL slice: valid, and no pointer
+   * arithmetic on NULL (the fuzzer's first find, under UBSan). */
+  f[0] = SL("X");
+  f[1] = (ow_slice){ NULL, 0 };
+  EXPECT(ow_head_plan(&in, &plan) == OW_OK);
   /* Empty name. */
   f[0] = SL("");
   f[1] = SL("v");
