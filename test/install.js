@@ -147,3 +147,29 @@ t.test('status() shape', async (t) => {
     ['ends', 'endsToNode', 'heads', 'headsToNode', 'writes', 'writesToNode']);
   t.equal(execFileSync(process.execPath, ['-p', 'typeof require("onewrite").buildHead'], { cwd: ROOT, encoding: 'utf8' }).trim(), 'function');
 });
+
+t.test('worker threads: each loads its own instance of the addon and answers', async (t) => {
+  const { Worker } = require('node:worker_threads');
+  const code = `
+    const { parentPort } = require('node:worker_threads');
+    const http = require('node:http');
+    const onewrite = require(${JSON.stringify(ROOT)});
+    onewrite.install();
+    const server = http.createServer((req, res) => res.end('from a worker'));
+    server.listen(0, '127.0.0.1', () => {
+      http.get('http://127.0.0.1:' + server.address().port, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => {
+          server.close();
+          parentPort.postMessage({ body, active: onewrite.status().active, ends: onewrite.status().counters.ends });
+        });
+      });
+    });`;
+  const results = await Promise.all([0, 1].map(() => new Promise((resolve, reject) => {
+    const w = new Worker(code, { eval: true });
+    w.once('message', resolve);
+    w.once('error', reject);
+  })));
+  for (const r of results) t.same(r, { body: 'from a worker', active: true, ends: 1 });
+});
