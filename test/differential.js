@@ -110,7 +110,6 @@ t.test(`stock and onewrite send the same bytes, errors and events (seed ${SEED})
         timedOut: [a.timedOut, b.timedOut],
       });
     }
-    scenarios.delete(index);
   }
 
   async function worker() {

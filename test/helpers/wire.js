@@ -7,8 +7,10 @@ const net = require('node:net');
 
 // Send raw bytes, collect every byte the server sends until it closes the
 // connection (or `timeout` ms pass with the connection still open, which is
-// reported in the result rather than thrown).
-function exchange(port, request, { timeout = 3000 } = {}) {
+// reported in the result rather than thrown).  ONEWRITE_TIMEOUT_MS raises
+// the default for slow runs (valgrind).
+const DEFAULT_TIMEOUT = Number(process.env.ONEWRITE_TIMEOUT_MS || 3000);
+function exchange(port, request, { timeout = DEFAULT_TIMEOUT } = {}) {
   return new Promise((resolve) => {
     const chunks = [];
     let timedOut = false;
