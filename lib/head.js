@@ -78,8 +78,13 @@ function isContentDisposition(name) {
 // A value Node turns into header text by plain concatenation with nothing
 // to decide: a string, or a number other than -0 (String(-0) is '0' but
 // Node keeps +(-0) as _contentLength).
+function isContentLength(name) {
+  return name === 'Content-Length' || name === 'content-length' ||
+    (name.length === 14 && name.toLowerCase() === 'content-length');
+}
+
 function addValue(name, value) {
-  if (name.length === 14 && name.toLowerCase() === 'content-length') lengthKnown = true;
+  if (name.length === 14 && isContentLength(name)) lengthKnown = true;
   if (typeof value === 'string') return addPair(name, value);
   if (typeof value !== 'number' || (value === 0 && 1 / value < 0)) return false;
   if (lengthKnown && isContentDisposition(name)) return false;
@@ -268,33 +273,39 @@ function patch(st, status, cl, timeout, max) {
   const kept = e.parts;
   if (kept[0] !== parts[0]) return null;
   const bad = (st & S.VALIDATE) !== 0 ? NOT_VALID : NOT_ASCII;
-  const h = e.head;
   const roles = e.roles;
-  let userLength = e.userLength;
+  // First a pass that only checks: the kept entry is changed only when
+  // every difference may be patched.
+  let changes = 0;
+  for (let i = 1; i < nparts; i += 2) {
+    if (parts[i] !== kept[i]) return null;
+    const value = parts[i + 1];
+    if (value !== kept[i + 1]) {
+      if (roles[i >> 1] === SPECIAL || bad.test(value)) return null;
+      changes++;
+    }
+  }
+  if (changes === 0) return null;
+  // Then the kept entry becomes the new head, in place.
+  const h = e.head;
   let out = '';
   let from = 0; // copied from the kept head up to here
   let at = e.firstLength; // start of the current line in the kept head
   for (let i = 1; i < nparts; i += 2) {
-    const name = parts[i];
-    if (name !== kept[i]) return null;
     const value = parts[i + 1];
     const old = kept[i + 1];
-    const valueAt = at + name.length + 2;
+    const valueAt = at + parts[i].length + 2;
     if (value !== old) {
-      const role = roles[i >> 1];
-      if (role === SPECIAL || bad.test(value)) return null;
-      if (role === LENGTH) userLength = +value;
       out += h.slice(from, valueAt) + value;
       from = valueAt + old.length;
+      kept[i + 1] = value;
+      if (roles[i >> 1] === LENGTH) e.userLength = +value;
     }
     at = valueAt + old.length + 2;
   }
-  if (from === 0) return null;
-  return keep({
-    parts: null, nparts, partsLength, st, status, cl, timeout, max, date: dateGeneration,
-    head: out + h.slice(from), sent: e.sent, out: e.out, seen: e.seen, userLength,
-    roles, firstLength: e.firstLength,
-  });
+  e.head = out + h.slice(from);
+  e.partsLength = partsLength;
+  return e;
 }
 
 // Render with the addon; returns an entry, or null where it declines.
