@@ -9,7 +9,13 @@
 // accelerated: lib/install.js leaves Node's own code in place.
 
 const http = require('node:http');
+const net = require('node:net');
 const { OutgoingMessage, ServerResponse } = http;
+
+// A socket whose write() is Node's own (not replaced on the instance by a
+// spy, an APM agent or a test counting the calls): only then may a fast
+// path give it fewer, larger writes than Node would.
+const socketWrite = net.Socket.prototype.write;
 const slots = require('./slots');
 
 const TESTED = [20, 22, 24, 26];
@@ -189,7 +195,8 @@ function maxRequestsPerSocket(res) {
 // May end() write this response's bytes straight to its socket?  Everything
 // here must hold, or Node's own end() runs (20 22 24 26):
 // - the socket is a live net.Socket owned by this response (not queued
-//   behind a pipelined response, not corked by the user, not destroyed);
+//   behind a pipelined response, not corked by the user, not destroyed),
+//   with Node's own write();
 // - Node holds nothing back: no queued outputData, no res.cork(), no
 //   buffered chunks (kChunkedBuffer, 22+);
 // - nothing that changes the last bytes: strictContentLength, trailers,
@@ -197,6 +204,7 @@ function maxRequestsPerSocket(res) {
 function canWriteDirect(res, socket) {
   return socket != null &&
     socket._httpMessage === res &&
+    socket.write === socketWrite &&
     socket.writable === true &&
     socket.destroyed === false &&
     socket._handle != null &&
@@ -303,8 +311,14 @@ function setChunked(res, value) {
   res.chunkedEncoding = value;
 }
 
+function ownsWritableSocket(res, socket) {
+  return socket != null && socket._httpMessage === res && socket.write === socketWrite &&
+    socket.writable === true && socket.destroyed === false;
+}
+
 module.exports = {
   TESTED,
+  ownsWritableSocket,
   major,
   supported,
   missing,

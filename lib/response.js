@@ -321,8 +321,7 @@ function flushChunks(res) {
   const buf = internals.chunkedBuffer(res);
   if (internals.corked(res) !== 1 || buf.length === 0) return false;
   const socket = res.socket;
-  if (res.destroyed || !internals.isChunked(res) || socket == null ||
-      socket._httpMessage !== res || socket.writable !== true || socket.destroyed ||
+  if (res.destroyed || !internals.isChunked(res) || !internals.ownsWritableSocket(res, socket) ||
       res.outputData.length !== 0) return false;
   let data;
   let callbacks = null;

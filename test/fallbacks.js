@@ -74,6 +74,15 @@ const CASES = {
     res.write('a');
     res.end('b');
   }, 'writesToNode'],
+  // A spy (or an APM agent) on socket.write must see Node's calls.
+  'socket.write replaced on the instance': [(req, res) => {
+    const write = res.socket.write;
+    res.socket.write = function spied(...args) {
+      return write.apply(this, args);
+    };
+    res.writeHead(200, { 'X-A': 'b' });
+    res.end('spied');
+  }, 'endsToNode'],
   'write() of a string in base64': [(req, res) => {
     res.write('aGk=', 'base64');
     res.end();
