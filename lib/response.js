@@ -7,6 +7,8 @@
 // Node's on every version.
 
 const { isUint8Array } = require('node:util/types');
+
+const { byteLength } = Buffer;
 const internals = require('./internals');
 const head = require('./head');
 const S = require('./slots');
@@ -92,7 +94,7 @@ function _storeHeader(firstLine, headers) {
 let oneByte = false;
 function stringLength(chunk, encoding) {
   if (encoding == null || encoding === 'utf8' || encoding === 'utf-8') {
-    const len = Buffer.byteLength(chunk, 'utf8');
+    const len = byteLength(chunk, 'utf8');
     oneByte = len === chunk.length;
     return len;
   }
@@ -103,7 +105,7 @@ function stringLength(chunk, encoding) {
   if (encoding === 'ascii') {
     // Node's 'ascii' writes the low byte of each code unit; for ASCII text
     // that is the latin1 byte, and anything else is left to Node.
-    oneByte = Buffer.byteLength(chunk, 'utf8') === chunk.length;
+    oneByte = byteLength(chunk, 'utf8') === chunk.length;
     return oneByte ? chunk.length : -1;
   }
   return -1;
