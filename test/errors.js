@@ -9,9 +9,7 @@
 // of the response that follows must be identical.
 
 const t = require('tap');
-const http = require('node:http');
-const onewrite = require('..');
-const { exchange, normalise, listen, close } = require('./helpers/wire');
+const { exchange, normalise, serverPair } = require('./helpers/wire');
 
 const CHARS = [];
 for (let c = 0; c < 256; c++) CHARS.push(String.fromCharCode(c));
@@ -94,15 +92,9 @@ function handler(log) {
 }
 
 t.test('errors, and what they leave behind, are Node\'s', async (t) => {
-  const stockLog = new Map();
-  const fastLog = new Map();
-  const stock = http.createServer(handler(stockLog));
-  const fast = http.createServer({ ServerResponse: onewrite.ServerResponse }, handler(fastLog));
-  const [p1, p2] = [await listen(stock), await listen(fast)];
-  t.teardown(async () => {
-    await close(stock);
-    await close(fast);
-  });
+  const logs = { stock: new Map(), fast: new Map() };
+  const { stockPort: p1, fastPort: p2 } = await serverPair(t, (side) => handler(logs[side]));
+  const [stockLog, fastLog] = [logs.stock, logs.fast];
 
   let next = 0;
   let differing = 0;

@@ -9,9 +9,7 @@
 // against the Node it runs on.)
 
 const t = require('tap');
-const http = require('node:http');
-const onewrite = require('..');
-const { exchange, normalise, listen, close } = require('./helpers/wire');
+const { exchange, normalise, serverPair } = require('./helpers/wire');
 
 function snapshot(res) {
   return [res.headersSent, res.writableEnded, res.writableFinished, res.finished];
@@ -88,27 +86,20 @@ const PATTERNS = {
   },
 };
 
-function server(ServerResponse, logs) {
-  const options = ServerResponse ? { ServerResponse } : {};
-  return http.createServer(options, (req, res) => {
+function handler(logs) {
+  return (req, res) => {
     const name = decodeURIComponent(req.url.slice(1));
     const log = [];
     logs.set(name, log);
     watch(res, log);
     PATTERNS[name](req, res, log);
-  });
+  };
 }
 
 t.test(`events and callbacks in Node ${process.versions.node}'s order`, async (t) => {
-  const stockLogs = new Map();
-  const fastLogs = new Map();
-  const stock = server(null, stockLogs);
-  const fast = server(onewrite.ServerResponse, fastLogs);
-  const [p1, p2] = [await listen(stock), await listen(fast)];
-  t.teardown(async () => {
-    await close(stock);
-    await close(fast);
-  });
+  const logs = { stock: new Map(), fast: new Map() };
+  const { stockPort: p1, fastPort: p2 } = await serverPair(t, (side) => handler(logs[side]));
+  const [stockLogs, fastLogs] = [logs.stock, logs.fast];
   for (const name of Object.keys(PATTERNS)) {
     const method = name.startsWith('HEAD') ? 'HEAD' : 'GET';
     const raw = `${method} /${encodeURIComponent(name)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`;
@@ -120,15 +111,9 @@ t.test(`events and callbacks in Node ${process.versions.node}'s order`, async (t
 });
 
 t.test('keep-alive: the next request on the connection is answered after finish', async (t) => {
-  const stockLogs = new Map();
-  const fastLogs = new Map();
-  const stock = server(null, stockLogs);
-  const fast = server(onewrite.ServerResponse, fastLogs);
-  const [p1, p2] = [await listen(stock), await listen(fast)];
-  t.teardown(async () => {
-    await close(stock);
-    await close(fast);
-  });
+  const logs = { stock: new Map(), fast: new Map() };
+  const { stockPort: p1, fastPort: p2 } = await serverPair(t, (side) => handler(logs[side]));
+  const [stockLogs, fastLogs] = [logs.stock, logs.fast];
   const one = (name, last) => `GET /${encodeURIComponent(name)} HTTP/1.1\r\nHost: x\r\n${last ? 'Connection: close\r\n' : ''}\r\n`;
   const raw = one('end(string)') + one('writeHead + end(string), chunked') + one('end(buffer)', true);
   const [a, b] = await Promise.all([exchange(p1, raw), exchange(p2, raw)]);

@@ -8,7 +8,7 @@ const t = require('tap');
 const http = require('node:http');
 const { Duplex } = require('node:stream');
 const onewrite = require('..');
-const { exchange, normalise, listen, close } = require('./helpers/wire');
+const { exchange, normalise, listen, close, serverPair } = require('./helpers/wire');
 
 const counters = () => onewrite.status().counters;
 const major = Number(process.versions.node.split('.')[0]);
@@ -124,13 +124,7 @@ t.test('a pipelined response that does not own the socket yet is left to Node', 
     if (req.url === '/slow') setTimeout(() => res.end('slow'), 30);
     else res.end('fast');
   };
-  const stock = http.createServer(handler);
-  const fast = http.createServer({ ServerResponse: onewrite.ServerResponse }, handler);
-  const [p1, p2] = [await listen(stock), await listen(fast)];
-  t.teardown(async () => {
-    await close(stock);
-    await close(fast);
-  });
+  const { stockPort: p1, fastPort: p2 } = await serverPair(t, () => handler);
   const raw = 'GET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /fast HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
   const a = await exchange(p1, raw);
   const before = counters();

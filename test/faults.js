@@ -6,11 +6,9 @@
 // survives.
 
 const t = require('tap');
-const http = require('node:http');
 const net = require('node:net');
 const crypto = require('node:crypto');
-const onewrite = require('..');
-const { exchange, normalise, listen, close } = require('./helpers/wire');
+const { exchange, normalise, serverPair } = require('./helpers/wire');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -18,22 +16,15 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 // handler log is kept by URL.
 async function pair(t, handler, options = {}) {
   const logs = { stock: new Map(), fast: new Map() };
-  const make = (name, extra) => http.createServer({ ...options, ...extra }, (req, res) => {
+  const servers = await serverPair(t, (side) => (req, res) => {
     const log = [];
-    logs[name].set(req.url, log);
+    logs[side].set(req.url, log);
     for (const ev of ['finish', 'close', 'drain', 'error']) {
       res.on(ev, (e) => log.push(ev === 'error' ? ['error', e.code || e.message] : ev));
     }
     handler(req, res, log);
-  });
-  const stock = make('stock', {});
-  const fast = make('fast', { ServerResponse: onewrite.ServerResponse });
-  const ports = { stock: await listen(stock), fast: await listen(fast) };
-  t.teardown(async () => {
-    await close(stock);
-    await close(fast);
-  });
-  return { ports, logs };
+  }, options);
+  return { ports: { stock: servers.stockPort, fast: servers.fastPort }, logs };
 }
 
 // A digest of a response, its Date normalised (in the head: the first KiB

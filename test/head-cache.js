@@ -7,11 +7,9 @@
 // fresh render) all run.
 
 const t = require('tap');
-const http = require('node:http');
-const onewrite = require('..');
 const head = require('../lib/head');
 const { makeRandom } = require('./helpers/scenarios');
-const { exchange, normalise, listen, close } = require('./helpers/wire');
+const { exchange, normalise, serverPair } = require('./helpers/wire');
 
 const SEED = Number(process.env.ONEWRITE_SEED || Math.floor(Math.random() * 2 ** 31));
 const REQUESTS = Number(process.env.ONEWRITE_CACHE_REQUESTS || 3000);
@@ -71,13 +69,7 @@ function handler(plans) {
 t.test(`kept and patched heads are Node's bytes (seed ${SEED})`, async (t) => {
   const rnd = makeRandom(SEED);
   const plans = Array.from({ length: REQUESTS }, () => plan(rnd));
-  const stock = http.createServer(handler(plans));
-  const fast = http.createServer({ ServerResponse: onewrite.ServerResponse }, handler(plans));
-  const [p1, p2] = [await listen(stock), await listen(fast)];
-  t.teardown(async () => {
-    await close(stock);
-    await close(fast);
-  });
+  const { stockPort: p1, fastPort: p2 } = await serverPair(t, () => handler(plans));
   const before = { ...head.cacheStats };
   // Batches of keep-alive requests on one connection, sequentially.
   let differing = 0;

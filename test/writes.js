@@ -7,7 +7,7 @@
 const t = require('tap');
 const http = require('node:http');
 const onewrite = require('..');
-const { exchange, normalise, listen, close, countHandleWrites } = require('./helpers/wire');
+const { exchange, normalise, listen, close, countHandleWrites, serverPair } = require('./helpers/wire');
 
 const major = Number(process.versions.node.split('.')[0]);
 
@@ -63,15 +63,9 @@ function route(req, res) {
 }
 
 t.test('the fast paths write once per response', async (t) => {
-  const stock = http.createServer(route);
-  const fast = http.createServer({ ServerResponse: onewrite.ServerResponse }, route);
+  const { stock, fast, stockPort: p1, fastPort: p2 } = await serverPair(t, () => route);
   const counts = countHandleWrites(fast);
   const stockCounts = countHandleWrites(stock);
-  const [p1, p2] = [await listen(stock), await listen(fast)];
-  t.teardown(async () => {
-    await close(stock);
-    await close(fast);
-  });
   for (const path of Object.keys(ROUTES)) {
     const raw = `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`;
     const [a, b] = await Promise.all([exchange(p1, raw), exchange(p2, raw)]);
@@ -88,14 +82,8 @@ t.test('the fast paths write once per response', async (t) => {
 });
 
 t.test('chunked writes in separate ticks: one handle write each', async (t) => {
-  const fast = http.createServer({ ServerResponse: onewrite.ServerResponse }, route);
-  const stock = http.createServer(route);
+  const { fast, stockPort: p1, fastPort: p2 } = await serverPair(t, () => route);
   const counts = countHandleWrites(fast);
-  const [p1, p2] = [await listen(stock), await listen(fast)];
-  t.teardown(async () => {
-    await close(stock);
-    await close(fast);
-  });
   const raw = 'GET /ticked HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
   const [a, b] = await Promise.all([exchange(p1, raw), exchange(p2, raw)]);
   t.equal(normalise(b.bytes), normalise(a.bytes), 'same bytes');

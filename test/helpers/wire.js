@@ -87,6 +87,22 @@ function countHandleWrites(server) {
   return () => perResponse;
 }
 
+// A stock server and a onewrite server - the second answering with
+// onewrite's ServerResponse, nothing global patched - with the same server
+// options, listening on loopback, closed when the test `t` ends.
+// makeHandler(side) gives each its handler (side: 'stock' or 'fast').
+async function serverPair(t, makeHandler, options = {}) {
+  const onewrite = require('../..');
+  const stock = http.createServer(options, makeHandler('stock'));
+  const fast = http.createServer({ ...options, ServerResponse: onewrite.ServerResponse }, makeHandler('fast'));
+  const pair = { stock, fast, stockPort: await listen(stock), fastPort: await listen(fast) };
+  t.teardown(async () => {
+    await close(stock);
+    await close(fast);
+  });
+  return pair;
+}
+
 function request(method, path, { version = '1.1', headers = {}, body = '' } = {}) {
   let head = `${method} ${path} HTTP/${version}\r\nHost: localhost\r\n`;
   for (const [k, v] of Object.entries(headers)) head += `${k}: ${v}\r\n`;
@@ -94,4 +110,4 @@ function request(method, path, { version = '1.1', headers = {}, body = '' } = {}
   return head + '\r\n' + body;
 }
 
-module.exports = { exchange, normalise, listen, close, countHandleWrites, request, http };
+module.exports = { exchange, normalise, listen, close, countHandleWrites, serverPair, request, http };
