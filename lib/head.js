@@ -207,7 +207,7 @@ function statusRule(res) {
 // of its parts (strings, compared by content), the state bits, the 204/304
 // rule, the content length, the keep-alive settings and the Date value
 // (dateGeneration), so an entry whose inputs are all equal holds exactly
-// the bytes the addon would render (lookup).  When only header values
+// the bytes the addon would render.  When only header values
 // differ, and only values that change nothing but their own bytes, the new
 // head is the kept one with those values replaced (patch): each line of a
 // head is `name: value\r\n`, so where a value sits follows from the
@@ -244,14 +244,12 @@ function sameInputs(e, st, status, cl, timeout, max) {
     e.cl === cl && e.timeout === timeout && e.max === max && e.date === dateGeneration;
 }
 
-function lookup(st, status, cl, timeout, max) {
-  const e = cache[slotOf()];
-  if (!sameInputs(e, st, status, cl, timeout, max) || e.partsLength !== partsLength) return null;
+function sameParts(e) {
   const kept = e.parts;
   for (let i = 0; i < nparts; i++) {
-    if (kept[i] !== parts[i]) return null;
+    if (kept[i] !== parts[i]) return false;
   }
-  return e;
+  return true;
 }
 
 // Values the addon would decline: a byte >= 0x80 anywhere; with VALIDATE,
@@ -267,45 +265,39 @@ function keep(e) {
   return e;
 }
 
-function patch(st, status, cl, timeout, max) {
-  const e = cache[slotOf()];
-  if (!sameInputs(e, st, status, cl, timeout, max) || partsLength > CACHE_MAX_LENGTH) return null;
+// The head for the parts, made from the kept entry e (same names, same
+// inputs) by replacing the values that differ; or null.  The entry itself
+// is left as the addon rendered it: a flat string, whose slices cost
+// nothing to take (a head patched again and again would become a chain of
+// concatenations that every slice flattens).  patchedLength: the
+// _contentLength the new values give.
+let patchedLength = 0;
+function patch(e) {
   const kept = e.parts;
   if (kept[0] !== parts[0]) return null;
-  const bad = (st & S.VALIDATE) !== 0 ? NOT_VALID : NOT_ASCII;
+  const bad = (e.st & S.VALIDATE) !== 0 ? NOT_VALID : NOT_ASCII;
   const roles = e.roles;
-  // First a pass that only checks: the kept entry is changed only when
-  // every difference may be patched.
-  let changes = 0;
-  for (let i = 1; i < nparts; i += 2) {
-    if (parts[i] !== kept[i]) return null;
-    const value = parts[i + 1];
-    if (value !== kept[i + 1]) {
-      if (roles[i >> 1] === SPECIAL || bad.test(value)) return null;
-      changes++;
-    }
-  }
-  if (changes === 0) return null;
-  // Then the kept entry becomes the new head, in place.
   const h = e.head;
   let out = '';
   let from = 0; // copied from the kept head up to here
   let at = e.firstLength; // start of the current line in the kept head
+  patchedLength = e.userLength;
   for (let i = 1; i < nparts; i += 2) {
+    const name = parts[i];
+    if (name !== kept[i]) return null;
     const value = parts[i + 1];
     const old = kept[i + 1];
-    const valueAt = at + parts[i].length + 2;
+    const valueAt = at + name.length + 2;
     if (value !== old) {
+      const role = roles[i >> 1];
+      if (role === SPECIAL || bad.test(value)) return null;
+      if (role === LENGTH) patchedLength = +value;
       out += h.slice(from, valueAt) + value;
       from = valueAt + old.length;
-      kept[i + 1] = value;
-      if (roles[i >> 1] === LENGTH) e.userLength = +value;
     }
     at = valueAt + old.length + 2;
   }
-  e.head = out + h.slice(from);
-  e.partsLength = partsLength;
-  return e;
+  return from === 0 ? null : out + h.slice(from);
 }
 
 // Render with the addon; returns an entry, or null where it declines.
@@ -352,23 +344,32 @@ function store(res, first, headers, code) {
   const timeout = internals.keepAliveTimeout(res);
   const max = internals.maxRequestsPerSocket(res);
   if (st & S.SEND_DATE) ensureDate();
-  let e = lookup(st, status, cl, timeout, max);
-  if (e !== null) {
-    cacheStats.hits++;
-  } else {
-    e = patch(st, status, cl, timeout, max);
-    if (e !== null) cacheStats.patches++;
-    else {
-      e = render(st, status, lineMode, cl, timeout, max);
-      if (e === null) return -1;
-      cacheStats.renders++;
+  // A kept head with the same inputs: the same, or patched, or none.
+  let e = cache[slotOf()];
+  let h = null;
+  let userLength = 0;
+  if (sameInputs(e, st, status, cl, timeout, max)) {
+    if (e.partsLength === partsLength && sameParts(e)) {
+      h = e.head;
+      userLength = e.userLength;
+      cacheStats.hits++;
+    } else if (partsLength <= CACHE_MAX_LENGTH && (h = patch(e)) !== null) {
+      userLength = patchedLength;
+      cacheStats.patches++;
     }
+  }
+  if (h === null) {
+    e = render(st, status, lineMode, cl, timeout, max);
+    if (e === null) return -1;
+    h = e.head;
+    userLength = e.userLength;
+    cacheStats.renders++;
   }
   const changed = e.out ^ e.sent;
   if (changed !== 0) internals.applyState(res, e.out, changed);
-  if (e.seen & S.SEEN_CL) internals.setContentLength(res, e.userLength);
-  internals.storeHead(res, e.head);
-  lastHead = e.head;
+  if (e.seen & S.SEEN_CL) internals.setContentLength(res, userLength);
+  internals.storeHead(res, h);
+  lastHead = h;
   return e.seen;
 }
 
