@@ -10,6 +10,8 @@
 //   options: --rounds=3 --duration=5 --warmup=2 --c=50 --pipelining=1
 //            --type=bytes --len=4 --chunks=1 --chunkedEnc=0   (simple's)
 //            --ceiling (also a raw net server: the limit of any JS path)
+//            --client=wrk (instead of autocannon, where wrk is installed:
+//            it needs less CPU, so the server saturates before it does)
 //            --node=/path/to/node   --out=benchmark/results
 //
 // Per benchmark it prints the median req/s with min-max, the onewrite/stock
@@ -25,7 +27,7 @@ const path = require('node:path');
 const b = require('./lib/bench');
 
 const opts = b.parseArgs(process.argv.slice(2), {
-  bench: 'simple', rounds: 3, duration: 5, warmup: 2, c: 50, pipelining: 1,
+  bench: 'simple', rounds: 3, duration: 5, warmup: 2, c: 50, pipelining: 1, client: 'autocannon',
   type: 'bytes', len: 4, chunks: 1, chunkedEnc: 0, ceiling: false,
   node: process.execPath, out: path.join(__dirname, 'results'),
 });
@@ -59,7 +61,7 @@ async function runOne(def, variant) {
     args: ceiling ? [] : def.args,
   });
   try {
-    const load = { path: ceiling ? '/' : def.path, connections: opts.c, pipelining: opts.pipelining };
+    const load = { path: ceiling ? '/' : def.path, connections: opts.c, pipelining: opts.pipelining, client: opts.client };
     if (opts.warmup > 0) await b.measure(server, { ...load, duration: opts.warmup });
     return await b.measure(server, { ...load, duration: opts.duration });
   } finally {
@@ -75,7 +77,7 @@ function report(def, runs, version) {
   const variants = Object.keys(runs);
   const stock = runs.stock;
   const lines = [];
-  lines.push(`\n${def.label} - Node ${version}, c=${opts.c}${opts.pipelining > 1 ? ` pipelining=${opts.pipelining}` : ''}, ` +
+  lines.push(`\n${def.label} - Node ${version}, ${opts.client}, c=${opts.c}${opts.pipelining > 1 ? ` pipelining=${opts.pipelining}` : ''}, ` +
     `${opts.duration}s x ${opts.rounds} rounds, interleaved; server on CPU 0, client on CPU ${b.cores > 1 ? 1 : 0}${b.hasTaskset ? '' : ' (no taskset: not pinned)'}`);
   lines.push('variant   | req/s median (min-max)  | vs stock, per round (median)   | p50 ms | p99 ms | server CPU us/req (vs stock) | user us/req (vs stock) | server CPU | client CPU');
   for (const v of variants) {
@@ -106,6 +108,8 @@ function report(def, runs, version) {
 }
 
 async function main() {
+  if (opts.client === 'wrk' && !b.hasWrk) throw new Error('wrk is not installed (apt-get install wrk)');
+  if (opts.client === 'wrk' && opts.pipelining > 1) throw new Error('--pipelining needs autocannon');
   const version = b.nodeVersion(opts.node);
   const names = String(opts.bench).split(',');
   const variants = ['stock', 'onewrite', ...(opts.ceiling ? ['ceiling'] : [])];

@@ -345,7 +345,7 @@ function store(res, first, headers, code) {
   const max = internals.maxRequestsPerSocket(res);
   if (st & S.SEND_DATE) ensureDate();
   // A kept head with the same inputs: the same, or patched, or none.
-  let e = cache[slotOf()];
+  let e = cacheSize === 0 ? null : cache[slotOf()];
   let h = null;
   let userLength = 0;
   if (sameInputs(e, st, status, cl, timeout, max)) {

@@ -4,7 +4,9 @@
 // (node -r onewrite/register), every response checked byte for byte (the
 // Date value aside), the server's RSS and heap sampled as it goes.
 //
-//   node scripts/soak.js [--requests=1000000] [--connections=16] [--node=...]
+//   node scripts/soak.js [--requests=1000000] [--connections=16] [--node=...] [--stock]
+//
+// --stock runs the same server without onewrite, for comparison.
 //
 // Exits non-zero if a response is wrong or the memory does not level off
 // (RSS in the last quarter more than 16 MiB above the first quarter's).
@@ -20,6 +22,7 @@ const args = Object.fromEntries(process.argv.slice(2).map((a) => {
 const REQUESTS = Number(args.requests || 1e6);
 const CONNECTIONS = Number(args.connections || 16);
 const NODE = args.node || process.execPath;
+const STOCK = 'stock' in args;
 
 // The server: four kinds of response, and /mem for the samples.
 const SERVER = `
@@ -31,7 +34,7 @@ http.createServer((req, res) => {
     case '/b': res.writeHead(200, { 'Content-Type': 'application/octet-stream' }); res.end(big); break;
     case '/c': res.setHeader('X-Id', 'fixed-id'); res.write('part one,'); res.end('part two'); break;
     case '/d': res.writeHead(201, 'Made', [['Content-Type', 'text/plain'], ['Content-Length', '4']]); res.end('\u20ac!'); break;
-    case '/mem': { const m = process.memoryUsage(); res.end(JSON.stringify({ rss: m.rss, heap: m.heapUsed, counters: require('onewrite').status().counters })); break; }
+    case '/mem': { const m = process.memoryUsage(); res.end(JSON.stringify({ rss: m.rss, heap: m.heapUsed, counters: require(${JSON.stringify(path.join(__dirname, '..'))}).status().counters })); break; }
     default: res.statusCode = 404; res.end();
   }
 }).listen(0, '127.0.0.1', function () { process.stdout.write(this.address().port + '\\n'); });
@@ -52,7 +55,7 @@ function get(port, urlPath) {
 const mask = (buf) => buf.toString('latin1').replace(/\r\nDate: [^\r]*/, '\r\nDate: <date>');
 
 async function main() {
-  const server = spawn(NODE, ['-r', 'onewrite/register', '-e', SERVER], {
+  const server = spawn(NODE, [...(STOCK ? [] : ['-r', 'onewrite/register']), '-e', SERVER], {
     cwd: path.join(__dirname, '..'), stdio: ['ignore', 'pipe', 'inherit'],
   });
   const port = await new Promise((resolve) => server.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
@@ -122,7 +125,7 @@ async function main() {
   process.stderr.write('\n');
 
   const secs = (Date.now() - t0) / 1000;
-  console.log(`soak: ${checked} keep-alive requests checked in ${secs.toFixed(0)} s (${(checked / secs).toFixed(0)}/s), ` +
+  console.log(`soak${STOCK ? ' (stock Node, for comparison)' : ''}: ${checked} keep-alive requests checked in ${secs.toFixed(0)} s (${(checked / secs).toFixed(0)}/s), ` +
     `${CONNECTIONS} connections, Node ${require('node:child_process').execFileSync(NODE, ['-v']).toString().trim()}`);
   console.log(`wrong responses: ${wrong}`);
   console.log(`fast paths: ${JSON.stringify(final.counters)}`);

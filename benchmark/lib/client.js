@@ -8,7 +8,7 @@
 
 const autocannon = require('autocannon');
 
-const options = JSON.parse(process.argv[2]);
+const { client, ...options } = JSON.parse(process.argv[2]);
 const cpu0 = process.cpuUsage();
 const t0 = process.hrtime.bigint();
 autocannon({ ...options, renderProgressBar: false, renderResultsTable: false }, (err, result) => {
