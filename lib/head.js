@@ -203,6 +203,20 @@ function statusRule(res) {
   return code === 204 || code === 304 ? code : 0;
 }
 
+// +s, as matchHeader() computes _contentLength; plain digits (the usual
+// Content-Length) without the general conversion.
+function toNumber(s) {
+  const n = s.length;
+  if (n === 0 || n > 15) return +s;
+  let v = 0;
+  for (let i = 0; i < n; i++) {
+    const d = s.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return +s;
+    v = v * 10 + d;
+  }
+  return v;
+}
+
 // Rendered heads, kept for the next responses.  A head is a pure function
 // of its parts (strings, compared by content), the state bits, the 204/304
 // rule, the content length, the keep-alive settings and the Date value
@@ -231,6 +245,7 @@ const SPECIAL = 2;
 function valueRole(name) {
   const n = name.length;
   if (n !== 4 && n !== 6 && n !== 7 && n !== 10 && n !== 14 && n !== 17) return PLAIN;
+  if (name === 'Content-Length' || name === 'content-length') return LENGTH; // no lowercasing
   switch (name.toLowerCase()) {
     case 'content-length': return LENGTH;
     case 'date': case 'expect': case 'trailer': case 'connection': case 'keep-alive':
@@ -291,7 +306,7 @@ function patch(e) {
     if (value !== old) {
       const role = roles[i >> 1];
       if (role === SPECIAL || bad.test(value)) return null;
-      if (role === LENGTH) patchedLength = +value;
+      if (role === LENGTH) patchedLength = toNumber(value);
       out += h.slice(from, valueAt) + value;
       from = valueAt + old.length;
     }
@@ -321,7 +336,7 @@ function render(st, status, lineMode, cl, timeout, max) {
   return keep({
     parts: null, nparts, partsLength, st, status, cl, timeout, max, date: dateGeneration,
     head, sent, out: ints[S.S_OUT_STATE], seen,
-    userLength: (seen & S.SEEN_CL) !== 0 ? +t.slice(ints[S.S_CL_START], ints[S.S_CL_END]) : 0,
+    userLength: (seen & S.SEEN_CL) !== 0 ? toNumber(t.slice(ints[S.S_CL_START], ints[S.S_CL_END])) : 0,
     roles,
     // The first line: as given (line mode 0), or "HTTP/1.1 NNN <reason>\r\n".
     firstLength: lineMode === 0 ? parts[0].length : 15 + parts[0].length,
