@@ -16,8 +16,9 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => {
-  const m = /^--([^=]+)=(.*)$/.exec(a);
-  return m ? [m[1], m[2]] : [a, ''];
+  const m = /^--([^=]+)(?:=(.*))?$/.exec(a);
+  if (!m) throw new Error(`unexpected argument ${a}`);
+  return [m[1], m[2] === undefined ? true : m[2]];
 }));
 const REQUESTS = Number(args.requests || 1e6);
 const CONNECTIONS = Number(args.connections || 16);
