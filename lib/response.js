@@ -66,10 +66,8 @@ function writeHead(statusCode, reason, obj) {
   if (code === 204 || code === 304 || (code >= 100 && code <= 199)) internals.dropBody(this);
   if (internals.expectPending(this)) internals.dontKeepAlive(this);
   const seen = head.storeStatusHeader(this, code, message, headers);
-  if (seen < 0) {
-    counters.headsToNode++;
-    return nodeWriteHead.apply(this, arguments);
-  }
+  // (Handed over, the head is counted by the _storeHeader Node's reaches.)
+  if (seen < 0) return nodeWriteHead.apply(this, arguments);
   counters.heads++;
   // Node flushes the head at once when the user set an Expect header.
   if (seen & S.SEEN_EXPECT) internals.flushHead(this);
