@@ -75,14 +75,15 @@ function isContentDisposition(name) {
   return name.length === 19 && name.toLowerCase() === 'content-disposition';
 }
 
-// A value Node turns into header text by plain concatenation with nothing
-// to decide: a string, or a number other than -0 (String(-0) is '0' but
-// Node keeps +(-0) as _contentLength).
+// The common spellings without lowercasing.
 function isContentLength(name) {
   return name === 'Content-Length' || name === 'content-length' ||
     (name.length === 14 && name.toLowerCase() === 'content-length');
 }
 
+// A value Node turns into header text by plain concatenation with nothing
+// to decide: a string, or a number other than -0 (String(-0) is '0' but
+// Node keeps +(-0) as _contentLength).
 function addValue(name, value) {
   if (name.length === 14 && isContentLength(name)) lengthKnown = true;
   if (typeof value === 'string') return addPair(name, value);
@@ -245,9 +246,8 @@ const SPECIAL = 2;
 function valueRole(name) {
   const n = name.length;
   if (n !== 4 && n !== 6 && n !== 7 && n !== 10 && n !== 14 && n !== 17) return PLAIN;
-  if (name === 'Content-Length' || name === 'content-length') return LENGTH; // no lowercasing
+  if (isContentLength(name)) return LENGTH;
   switch (name.toLowerCase()) {
-    case 'content-length': return LENGTH;
     case 'date': case 'expect': case 'trailer': case 'connection': case 'keep-alive':
     case 'transfer-encoding': return SPECIAL;
     default: return PLAIN;

@@ -9,7 +9,6 @@ const native = require('./native');
 const internals = require('./internals');
 const stats = require('./stats');
 
-
 let saved = null; // own property descriptors of ServerResponse.prototype before install
 
 // Why the fast paths cannot run here, or null.  Checked once, at load.
@@ -42,13 +41,18 @@ function install() {
   if (response === null || saved !== null) return saved !== null;
   const proto = http.ServerResponse.prototype;
   saved = {};
+  for (const name of PATCHED) saved[name] = Object.getOwnPropertyDescriptor(proto, name);
+  putMethods(proto);
+  return true;
+}
+
+// The fast paths on `proto`, as methods (non-enumerable, like Node's own).
+function putMethods(proto) {
   for (const name of PATCHED) {
-    saved[name] = Object.getOwnPropertyDescriptor(proto, name);
     Object.defineProperty(proto, name, {
       value: response.methods[name], writable: true, configurable: true, enumerable: false,
     });
   }
-  return true;
 }
 
 function uninstall() {
@@ -65,13 +69,7 @@ function uninstall() {
 // For http.createServer({ ServerResponse }): the fast paths on a subclass,
 // nothing global touched.  Without them it is a plain subclass.
 class ServerResponse extends http.ServerResponse {}
-if (response !== null) {
-  for (const name of PATCHED) {
-    Object.defineProperty(ServerResponse.prototype, name, {
-      value: response.methods[name], writable: true, configurable: true, enumerable: false,
-    });
-  }
-}
+if (response !== null) putMethods(ServerResponse.prototype);
 
 function status() {
   return {

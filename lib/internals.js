@@ -192,6 +192,13 @@ function maxRequestsPerSocket(res) {
   return res._maxRequestsPerSocket;
 }
 
+// A live net.Socket of this response (not queued behind a pipelined
+// response), with Node's own write() (20 22 24 26).
+function ownsWritableSocket(res, socket) {
+  return socket != null && socket._httpMessage === res && socket.write === socketWrite &&
+    socket.writable === true && socket.destroyed === false;
+}
+
 // May end() write this response's bytes straight to its socket?  Everything
 // here must hold, or Node's own end() runs (20 22 24 26):
 // - the socket is a live net.Socket owned by this response (not queued
@@ -202,18 +209,14 @@ function maxRequestsPerSocket(res) {
 // - nothing that changes the last bytes: strictContentLength, trailers,
 //   an unanswered Expect: 100-continue.
 function canWriteDirect(res, socket) {
-  return socket != null &&
-    socket._httpMessage === res &&
-    socket.write === socketWrite &&
-    socket.writable === true &&
-    socket.destroyed === false &&
+  return ownsWritableSocket(res, socket) &&
     socket._handle != null &&
     res.outputData.length === 0 &&
     res[kCorked] === 0 &&
     (kChunkedBuffer === undefined || res[kChunkedBuffer].length === 0) &&
     res.strictContentLength === false &&
     res._trailer === '' &&
-    !(res._expect_continue && !res._sent100);
+    !expectPending(res);
 }
 
 // The head has been built (by writeHead or _implicitHeader) but not sent.
@@ -287,14 +290,22 @@ function drainIfDone(res) {
 function uncorkSocket(socket) {
   socket.uncork();
 }
+
+// Cork the socket until the next tick, as Node's write_ does with
+// connectionCorkNT (20 22 24 26): the writes of one tick leave in one
+// syscall.
+function corkForTick(socket) {
+  socket.cork();
+  process.nextTick(uncorkSocket, socket);
+}
+
 function endChunk(res) {
   if (!chunksMergeInTick) return;
   const socket = res.socket;
   if (socket == null || socket._httpMessage !== res || res[kCorked] !== 1) return;
   if (socket.writableCorked === 1) {
     // Only write()'s cork: hold the socket for the rest of the tick.
-    socket.cork();
-    process.nextTick(uncorkSocket, socket);
+    corkForTick(socket);
   }
   res.uncork();
 }
@@ -311,10 +322,6 @@ function setChunked(res, value) {
   res.chunkedEncoding = value;
 }
 
-function ownsWritableSocket(res, socket) {
-  return socket != null && socket._httpMessage === res && socket.write === socketWrite &&
-    socket.writable === true && socket.destroyed === false;
-}
 
 module.exports = {
   TESTED,
@@ -354,6 +361,7 @@ module.exports = {
   clearChunked,
   drainIfDone,
   endChunk,
+  corkForTick,
   flushHead,
   hasBody,
   isChunked,

@@ -115,6 +115,17 @@ function mergesAsUtf8(encoding) {
   return encoding == null || encoding === '' || encoding === 'utf8';
 }
 
+// The byte length of a body or chunk the fast paths send in one write (a
+// Uint8Array, or text that is one-byte or merged as utf8: multibyte text in
+// an encoding Node does not merge with the head is left to Node), or -1.
+function bodyLength(chunk, encoding) {
+  if (typeof chunk === 'string') {
+    const len = stringLength(chunk, encoding);
+    return len >= 0 && (oneByte || mergesAsUtf8(encoding)) ? len : -1;
+  }
+  return isUint8Array(chunk) ? chunk.byteLength : -1;
+}
+
 // end(chunk) in one socket write.  Returns 0 when Node must do everything,
 // 1 when the bytes are out and Node's end() should finish, 2 when, in
 // addition, the chunked last-chunk was written (see end()).
@@ -122,17 +133,9 @@ function writeLast(res, chunk, encoding) {
   const socket = res.socket;
   if (res.finished || res.destroyed || !internals.canWriteDirect(res, socket)) return 0;
 
-  let len;
+  const len = bodyLength(chunk, encoding);
+  if (len < 0) return 0;
   const isString = typeof chunk === 'string';
-  if (isString) {
-    len = stringLength(chunk, encoding);
-    // Multibyte text in an encoding Node does not merge with the head.
-    if (len < 0 || (!oneByte && !mergesAsUtf8(encoding))) return 0;
-  } else if (isUint8Array(chunk)) {
-    len = chunk.byteLength;
-  } else {
-    return 0;
-  }
 
   if (!internals.headerRendered(res)) {
     // What Node's write_() does for end(data): the length first, then the head.
@@ -235,18 +238,12 @@ function end(chunk, encoding, callback) {
 
 // ---- chunked write() ------------------------------------------------------
 
-// What Node's write_ schedules after corking the socket for a write (20, 22).
-function uncorkSocket(socket) {
-  socket.uncork();
-}
-
 // The bytes of one chunk as a string, with the head in front when it has
 // not gone out yet, and the encoding to write it in; or undefined.  Node
 // sends the size line merged with a pending head as latin1, then the data
 // in its own encoding, then CRLF.
 let frameEncoding = 'latin1';
 function frame(prefix, chunk, encoding, len) {
-  const line = prefix + len.toString(16) + '\r\n';
   if (typeof chunk !== 'string') {
     head.ints[S.S_BODY_KIND] = S.BODY_BYTES;
     const framed = binding.chunk(chunk); // "hex\r\n" data "\r\n"
@@ -256,13 +253,13 @@ function frame(prefix, chunk, encoding, len) {
   }
   if (oneByte) {
     frameEncoding = 'latin1';
-    return line + chunk + '\r\n';
+  } else {
+    // Multibyte utf8 data: one utf8 string is the same bytes only if the
+    // prefix is ASCII: empty, or a head this package rendered.
+    if (prefix !== '' && !head.isOwnHead(prefix)) return undefined;
+    frameEncoding = 'utf8';
   }
-  // Multibyte utf8 data: one utf8 string is the same bytes only if the
-  // prefix is ASCII: empty, or a head this package rendered.
-  if (prefix !== '' && !head.isOwnHead(prefix)) return undefined;
-  frameEncoding = 'utf8';
-  return line + chunk + '\r\n';
+  return prefix + len.toString(16) + '\r\n' + chunk + '\r\n';
 }
 
 // write(chunk) where Node sends each write as its own chunk, right away,
@@ -276,25 +273,14 @@ function writeChunk(res, chunk, encoding, callback) {
   const socket = res.socket;
   if (res.finished || res.destroyed || !internals.canWriteDirect(res, socket)) return undefined;
   if (internals.chunksMergeInTick && !socket.writableCorked) return undefined;
-  let len;
-  if (typeof chunk === 'string') {
-    len = stringLength(chunk, encoding);
-    if (len <= 0 || (!oneByte && !mergesAsUtf8(encoding))) return undefined;
-  } else if (isUint8Array(chunk)) {
-    len = chunk.byteLength;
-    if (len === 0) return undefined;
-  } else {
-    return undefined;
-  }
+  const len = bodyLength(chunk, encoding);
+  if (len <= 0) return undefined;
   if (!internals.headerRendered(res)) res._implicitHeader();
   if (!internals.hasBody(res) || !internals.isChunked(res)) return undefined;
   const pending = !internals.headSent(res);
   const data = frame(pending ? internals.head(res) : '', chunk, encoding, len);
   if (data === undefined) return undefined;
-  if (!socket.writableCorked) {
-    socket.cork();
-    process.nextTick(uncorkSocket, socket);
-  }
+  if (!socket.writableCorked) internals.corkForTick(socket);
   if (pending) internals.markHeadSent(res);
   return socket.write(data, frameEncoding, callback);
 }
@@ -329,8 +315,8 @@ function flushChunks(res) {
   const prefix = pending ? internals.head(res) : '';
   if (buf.length === 3) {
     const chunk = buf[0];
-    const len = typeof chunk === 'string' ? stringLength(chunk, buf[1]) : chunk.byteLength;
-    if (len <= 0 || (typeof chunk === 'string' && !oneByte && !mergesAsUtf8(buf[1]))) return false;
+    const len = bodyLength(chunk, buf[1]);
+    if (len <= 0) return false;
     data = frame(prefix, chunk, buf[1], len);
     callbacks = buf[2];
   } else {
@@ -346,8 +332,7 @@ function flushChunks(res) {
       len += n;
     }
     if (len === 0) return false;
-    data = prefix + len.toString(16) + '\r\n' + text + '\r\n';
-    frameEncoding = 'latin1';
+    data = frame(prefix, text, 'latin1', len); // all one-byte: framed as latin1
     const list = [];
     for (let i = 2; i < buf.length; i += 3) list.push(buf[i]);
     callbacks = (err) => {

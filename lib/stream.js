@@ -76,10 +76,6 @@ function sseComment(text) {
 
 // ---- the writers -------------------------------------------------------------
 
-function headers(defaults, extra) {
-  return { ...defaults, ...(extra || {}) };
-}
-
 // Write one framed item as its own chunk.  The answer is write()'s, unless
 // framing the chunk already drained what write() held back (then 'drain'
 // has fired: waiting for it would wait for nothing).
@@ -98,20 +94,20 @@ async function pump(res, iterable, write) {
   let items = 0;
   let aborted = false;
   const gone = () => res.destroyed || (res.socket !== null && res.socket.destroyed);
+  // Whether to stop: the response was ended (by the caller) or the client
+  // is gone (aborted).
+  const stopped = () => {
+    if (!gone() && !res.writableEnded) return false;
+    aborted = !res.writableEnded;
+    return true;
+  };
   const iterator = iterable[Symbol.asyncIterator] ? iterable[Symbol.asyncIterator]()
     : iterable[Symbol.iterator]();
   try {
     for (;;) {
-      if (gone() || res.writableEnded) {
-        aborted = !res.writableEnded;
-        break;
-      }
+      if (stopped()) break;
       const { value, done } = await iterator.next();
-      if (done) break;
-      if (gone() || res.writableEnded) {
-        aborted = !res.writableEnded;
-        break;
-      }
+      if (done || stopped()) break;
       items++;
       if (!write(value)) {
         // Full: wait until the socket drains, or the client is gone.
@@ -136,10 +132,11 @@ function sse(res, options = {}) {
   // No Connection header of our own: Node sends "Connection: keep-alive"
   // (with its Keep-Alive line) for a persistent connection, and closes one
   // the client asked to close.
-  res.writeHead(status, headers({
+  res.writeHead(status, {
     'Content-Type': 'text/event-stream',
     'Cache-Control': 'no-cache',
-  }, options.headers));
+    ...options.headers,
+  });
   // The head goes out at once (an EventSource opens on it): with the first
   // retry field when there is one, else alone.
   if (retry !== undefined) writeItem(res, sseFrame({ retry }));
@@ -167,7 +164,7 @@ function sse(res, options = {}) {
 
 function ndjson(res, options = {}) {
   const { status = 200 } = options;
-  res.writeHead(status, headers({ 'Content-Type': 'application/x-ndjson' }, options.headers));
+  res.writeHead(status, { 'Content-Type': 'application/x-ndjson', ...options.headers });
   const line = (value) => {
     const text = JSON.stringify(value);
     if (text === undefined) throw new TypeError('An NDJSON line must be JSON-serialisable');
