@@ -65,11 +65,14 @@ int ow_is_ascii(const char *p, size_t n) {
 
 /* Every byte of s in the class: no branch per byte, the bits of all
  * bytes' classes are ANDed and tested once. */
-static int all_in(ow_slice s, unsigned char mask) {
-  const unsigned char *p = (const unsigned char *)s.ptr;
+static int all_in_at(const unsigned char *p, size_t from, size_t to, unsigned char mask) {
   unsigned char m = mask;
-  for (size_t i = 0; i < s.len; i++) m &= cls[p[i]];
+  for (size_t i = from; i < to; i++) m &= cls[p[i]];
   return m == mask;
+}
+
+static int all_in(ow_slice s, unsigned char mask) {
+  return all_in_at((const unsigned char *)s.ptr, 0, s.len, mask);
 }
 
 /* Eight bytes at a time: a word whose bytes are all in 0x20..0x7e (the
@@ -89,16 +92,10 @@ static int is_value(ow_slice s) {
   for (; i + 8 <= s.len; i += 8) {
     uint64_t w;
     memcpy(&w, p + i, sizeof w);
-    if (!word_printable(w)) {
-      unsigned char m = C_VALUE;
-      for (size_t k = i; k < i + 8; k++) m &= cls[p[k]];
-      if (m != C_VALUE) return 0;
-    }
+    if (!word_printable(w) && !all_in_at(p, i, i + 8, C_VALUE)) return 0;
   }
   /* The tail, by index: s.ptr may be NULL when s.len is 0. */
-  unsigned char m = C_VALUE;
-  for (; i < s.len; i++) m &= cls[p[i]];
-  return m == C_VALUE;
+  return all_in_at(p, i, s.len, C_VALUE);
 }
 
 static unsigned char lower(unsigned char c) {

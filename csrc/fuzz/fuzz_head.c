@@ -40,17 +40,12 @@
 #include <string.h>
 
 #include "../head.h"
+#include "input_format.h"
 #include "reference.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 enum { MAX_PAIRS = 64, FIXED = 13 };
-
-enum {
-  F_FIRST_LINE = 1u << 0,
-  F_NULL_EMPTY = 1u << 1,
-  F_NULL_FIELDS = 1u << 2
-};
 
 typedef struct cursor {
   const uint8_t *p;
@@ -164,29 +159,30 @@ static void check_char_classes(void) {
   }
 }
 
-static void check_numbers(uint64_t n) {
+/* One number formatter against its reference: the length it announces,
+ * the bytes it writes, its refusal of a buffer one byte short, and its
+ * bound. */
+static void check_number(const char *name, uint64_t n, size_t (*ref)(uint64_t, char *),
+                         size_t (*len_of)(uint64_t), size_t (*put)(uint64_t, char *, size_t),
+                         size_t max) {
   char want[32];
   char msg[96];
 
-  size_t len = ref_u64_text(n, want);
+  size_t len = ref(n, want);
   char *buf = malloc(len);
   if (buf == NULL) abort();
-  if (ow_u64_len(n) != len || ow_u64_write(n, buf, len) != len || memcmp(buf, want, len) != 0 ||
-      ow_u64_write(n, buf, len - 1) != 0 || len > OW_U64_DIGITS) {
-    snprintf(msg, sizeof msg, "ow_u64_write(%llu)", (unsigned long long)n);
+  if (len_of(n) != len || put(n, buf, len) != len || memcmp(buf, want, len) != 0 ||
+      put(n, buf, len - 1) != 0 || len > max) {
+    snprintf(msg, sizeof msg, "%s(%llu)", name, (unsigned long long)n);
     fail(msg, NULL, 0, NULL, NULL, 0, NULL);
   }
   free(buf);
+}
 
-  len = ref_chunk_line_text(n, want);
-  buf = malloc(len);
-  if (buf == NULL) abort();
-  if (ow_chunk_line_len(n) != len || ow_chunk_line(n, buf, len) != len || memcmp(buf, want, len) != 0 ||
-      ow_chunk_line(n, buf, len - 1) != 0 || len > OW_CHUNK_LINE_MAX) {
-    snprintf(msg, sizeof msg, "ow_chunk_line(%llu)", (unsigned long long)n);
-    fail(msg, NULL, 0, NULL, NULL, 0, NULL);
-  }
-  free(buf);
+static void check_numbers(uint64_t n) {
+  check_number("ow_u64_write", n, ref_u64_text, ow_u64_len, ow_u64_write, OW_U64_DIGITS);
+  check_number("ow_chunk_line", n, ref_chunk_line_text, ow_chunk_line_len, ow_chunk_line,
+               OW_CHUNK_LINE_MAX);
 }
 
 /* ow_is_ascii on the input at every alignment of its word loop. */
