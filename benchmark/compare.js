@@ -25,6 +25,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const b = require('./lib/bench');
+const { server: benchServer } = require('./lib/servers');
 
 const opts = b.parseArgs(process.argv.slice(2), {
   bench: 'simple', rounds: 3, duration: 5, warmup: 2, c: 50, pipelining: 1, client: 'autocannon',
@@ -34,22 +35,7 @@ const opts = b.parseArgs(process.argv.slice(2), {
 
 const HERE = __dirname;
 function benchDef(name) {
-  const simpleArgs = [`--type=${opts.type}`, `--len=${opts.len}`, `--chunks=${opts.chunks}`,
-    `--chunkedEnc=${opts.chunkedEnc}`];
-  const defs = {
-    simple: {
-      script: 'simple.js', args: ['--handler=simple', ...simpleArgs], path: '/',
-      label: `simple (type=${opts.type} len=${opts.len} chunks=${opts.chunks} chunkedEnc=${opts.chunkedEnc})`,
-    },
-    realistic: { script: 'simple.js', args: ['--handler=realistic'], path: '/', label: 'realistic (setHeader x2, writeHead with cookie, unique request id)' },
-    json: { script: 'simple.js', args: ['--handler=json'], path: '/', label: 'json (JSON.stringify per request)' },
-  };
-  for (const fw of ['express', 'fastify', 'koa']) {
-    defs[fw] = { script: 'frameworks.js', args: [`--framework=${fw}`], path: '/', label: `${fw} hello world` };
-    defs[`${fw}-json`] = { script: 'frameworks.js', args: [`--framework=${fw}`], path: '/json', label: `${fw} JSON` };
-  }
-  if (!defs[name]) throw new Error(`unknown bench ${name}; one of ${Object.keys(defs).join(', ')}`);
-  return { name, ...defs[name], script: path.join(HERE, defs[name].script) };
+  return benchServer(name, { type: opts.type, len: opts.len, chunks: opts.chunks, chunkedEnc: opts.chunkedEnc });
 }
 
 async function runOne(def, variant) {

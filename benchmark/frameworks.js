@@ -9,10 +9,9 @@
 
 const http = require('node:http');
 
-const args = Object.fromEntries(process.argv.slice(2).map((a) => {
-  const m = /^--([^=]+)=(.*)$/.exec(a);
-  return m ? [m[1], m[2]] : [a, ''];
-}));
+const { parseArgs } = require('./lib/args');
+
+const args = parseArgs(process.argv.slice(2), { framework: 'express', port: 0 });
 const data = { hello: 'world', count: 42, items: [1, 2, 3, 4, 5], nested: { a: true, b: null } };
 
 async function build(name) {
@@ -39,8 +38,8 @@ async function build(name) {
   throw new Error(`unknown framework ${name}`);
 }
 
-build(args.framework || 'express').then((server) => {
-  server.listen(Number(args.port || 0), '127.0.0.1', () => {
+build(args.framework).then((server) => {
+  server.listen(args.port, '127.0.0.1', () => {
     process.stdout.write(`${server.address().port}\n`);
   });
   process.on('SIGTERM', () => process.exit(0));

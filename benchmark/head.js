@@ -36,13 +36,12 @@ const head = require('../lib/head');
 const response = require('../lib/response');
 const { status } = require('../index');
 
-const args = Object.fromEntries(process.argv.slice(2).map((a) => {
-  const m = /^--([^=]+)(?:=(.*))?$/.exec(a);
-  return m ? [m[1], m[2] === undefined ? true : m[2]] : [a, true];
-}));
-const ROUNDS = Number(args.rounds || 7);
-const ITER = Number(args.iterations || 200000);
-const SIZES = String(args.sizes || '0,4,13,30').split(',').map(Number);
+const { parseArgs } = require('./lib/args');
+
+const args = parseArgs(process.argv.slice(2), { rounds: 7, iterations: 200000, sizes: '0,4,13,30', json: '' });
+const ROUNDS = args.rounds;
+const ITER = args.iterations;
+const SIZES = String(args.sizes).split(',').map(Number);
 
 if (!status().available) {
   console.error(`onewrite is not available here: ${status().reason}`);

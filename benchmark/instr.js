@@ -20,6 +20,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const b = require('./lib/bench');
+const { server: benchServer } = require('./lib/servers');
 
 const opts = b.parseArgs(process.argv.slice(2), {
   bench: 'simple,realistic', n: 20000, warm: 20000, c: 50, repeat: 1, ceiling: false,
@@ -32,18 +33,6 @@ if (spawnSync('valgrind', ['--version']).status !== 0) {
 }
 
 const HERE = __dirname;
-const SERVERS = {
-  simple: ['simple.js', ['--handler=simple', '--type=bytes', '--len=4', '--chunks=1', '--chunkedEnc=0'], '/'],
-  realistic: ['simple.js', ['--handler=realistic'], '/'],
-  json: ['simple.js', ['--handler=json'], '/'],
-  express: ['frameworks.js', ['--framework=express'], '/'],
-  'express-json': ['frameworks.js', ['--framework=express'], '/json'],
-  fastify: ['frameworks.js', ['--framework=fastify'], '/'],
-  'fastify-json': ['frameworks.js', ['--framework=fastify'], '/json'],
-  koa: ['frameworks.js', ['--framework=koa'], '/'],
-  'koa-json': ['frameworks.js', ['--framework=koa'], '/json'],
-};
-
 function control(pid, ...args) {
   const r = spawnSync('callgrind_control', [...args, String(pid)], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`callgrind_control ${args.join(' ')} failed: ${r.stderr}`);
@@ -52,18 +41,18 @@ function control(pid, ...args) {
 // Instructions per request of one server (script, args) run as `variant`.
 async function count(name, variant) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'onewrite-cg-'));
-  const [script, args, urlPath] = variant === 'ceiling' ? ['ceiling.js', [], '/'] : SERVERS[name];
+  const def = variant === 'ceiling' ? { script: path.join(HERE, 'ceiling.js'), args: [], path: '/' } : benchServer(name);
   const server = await b.startServer({
     node: opts.node,
     preload: variant === 'onewrite',
-    script: path.join(HERE, script),
-    args,
+    script: def.script,
+    args: def.args,
     wrap: ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${dir}/cg.%p`],
     timeout: 300000,
   });
   try {
     // A slow server under valgrind: no request may time out.
-    const load = { path: urlPath, connections: opts.c, timeout: 300 };
+    const load = { path: def.path, connections: opts.c, timeout: 300 };
     await b.measure(server, { ...load, amount: opts.warm });
     control(server.pid, '-i', 'on');
     const r = await b.measure(server, { ...load, amount: opts.n });
@@ -98,7 +87,7 @@ async function main() {
   console.log(`server instructions per request (callgrind, user space, all threads), Node ${version}: ` +
     `${opts.warm} warm-up requests, then ${opts.n} counted, ${opts.c} connections`);
   for (const name of names) {
-    if (!SERVERS[name]) throw new Error(`unknown bench ${name}`);
+    benchServer(name); // throws for an unknown name
     results[name] = {};
     for (let i = 0; i < opts.repeat; i++) {
       for (const v of variants) {

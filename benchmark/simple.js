@@ -14,15 +14,14 @@
 
 const http = require('node:http');
 
-const args = Object.fromEntries(process.argv.slice(2).map((a) => {
-  const m = /^--([^=]+)=(.*)$/.exec(a);
-  return m ? [m[1], m[2]] : [a, ''];
-}));
-const handlerName = args.handler || 'simple';
-const type = args.type || 'bytes';
-const len = Number(args.len || 4);
-const chunks = Number(args.chunks || 1);
-const chunkedEnc = Number(args.chunkedEnc || 0) === 1;
+const { parseArgs } = require('./lib/args');
+
+const args = parseArgs(process.argv.slice(2), {
+  handler: 'simple', type: 'bytes', len: 4, chunks: 1, chunkedEnc: 0, port: 0,
+});
+const { type, len, chunks } = args;
+const handlerName = args.handler;
+const chunkedEnc = args.chunkedEnc === 1;
 
 // simple: as Node's fixture for /<type>/<len>/<chunks>/normal/<chunkedEnc>.
 const body = type === 'buffer' ? Buffer.alloc(len, 'C') : 'C'.repeat(len);
@@ -68,7 +67,7 @@ function json(req, res) {
 const handlers = { simple, realistic, json };
 if (!handlers[handlerName]) throw new Error(`unknown handler ${handlerName}`);
 const server = http.createServer(handlers[handlerName]);
-server.listen(Number(args.port || 0), '127.0.0.1', () => {
+server.listen(args.port, '127.0.0.1', () => {
   process.stdout.write(`${server.address().port}\n`);
 });
 process.on('SIGTERM', () => process.exit(0));

@@ -15,15 +15,15 @@ const net = require('node:net');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 
-const args = Object.fromEntries(process.argv.slice(2).map((a) => {
-  const m = /^--([^=]+)(?:=(.*))?$/.exec(a);
-  if (!m) throw new Error(`unexpected argument ${a}`);
-  return [m[1], m[2] === undefined ? true : m[2]];
-}));
-const REQUESTS = Number(args.requests || 1e6);
-const CONNECTIONS = Number(args.connections || 16);
-const NODE = args.node || process.execPath;
-const STOCK = 'stock' in args;
+const { parseArgs } = require('../benchmark/lib/args');
+
+const args = parseArgs(process.argv.slice(2), {
+  requests: 1e6, connections: 16, node: process.execPath, stock: false,
+});
+const REQUESTS = args.requests;
+const CONNECTIONS = args.connections;
+const NODE = args.node;
+const STOCK = args.stock !== false;
 
 // The server: four kinds of response, and /mem for the samples.
 const SERVER = `

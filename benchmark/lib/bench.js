@@ -8,6 +8,8 @@ const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
+const { parseArgs } = require('./args');
+
 const ROOT = path.join(__dirname, '..', '..');
 const CLIENT = path.join(__dirname, 'client.js');
 
@@ -15,17 +17,6 @@ const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 const cores = require('node:os').availableParallelism();
 const SERVER_CPU = '0';
 const CLIENT_CPU = cores > 1 ? '1' : '0';
-
-function parseArgs(argv, defaults) {
-  const out = { ...defaults };
-  for (const a of argv) {
-    const m = /^--([^=]+)(?:=(.*))?$/.exec(a);
-    if (!m) throw new Error(`unexpected argument ${a}`);
-    const v = m[2] === undefined ? true : m[2];
-    out[m[1]] = typeof defaults[m[1]] === 'number' ? Number(v) : v;
-  }
-  return out;
-}
 
 // argv for running `cmd args` pinned to `cpu` when taskset exists.
 function pinned(cpu, cmd, args) {

@@ -1,0 +1,38 @@
+'use strict';
+
+// The servers compare.js and instr.js measure, by name: the script, its
+// arguments, the path to request and a label.  `simple` takes the
+// parameters of Node's benchmark/http/simple.js (defaults: its
+// type=bytes len=4 chunks=1 chunkedEnc=0).
+
+const path = require('node:path');
+
+const HERE = path.join(__dirname, '..');
+
+function servers({ type = 'bytes', len = 4, chunks = 1, chunkedEnc = 0 } = {}) {
+  const defs = {
+    simple: {
+      script: 'simple.js',
+      args: ['--handler=simple', `--type=${type}`, `--len=${len}`, `--chunks=${chunks}`, `--chunkedEnc=${chunkedEnc}`],
+      path: '/',
+      label: `simple (type=${type} len=${len} chunks=${chunks} chunkedEnc=${chunkedEnc})`,
+    },
+    realistic: { script: 'simple.js', args: ['--handler=realistic'], path: '/', label: 'realistic (setHeader x2, writeHead with cookie, unique request id)' },
+    json: { script: 'simple.js', args: ['--handler=json'], path: '/', label: 'json (JSON.stringify per request)' },
+  };
+  for (const fw of ['express', 'fastify', 'koa']) {
+    defs[fw] = { script: 'frameworks.js', args: [`--framework=${fw}`], path: '/', label: `${fw} hello world` };
+    defs[`${fw}-json`] = { script: 'frameworks.js', args: [`--framework=${fw}`], path: '/json', label: `${fw} JSON` };
+  }
+  return defs;
+}
+
+// One server by name, its script as an absolute path; throws for a name
+// that is not one.
+function server(name, simple) {
+  const defs = servers(simple);
+  if (!defs[name]) throw new Error(`unknown bench ${name}; one of ${Object.keys(defs).join(', ')}`);
+  return { name, ...defs[name], script: path.join(HERE, defs[name].script) };
+}
+
+module.exports = { server };
