@@ -10,6 +10,8 @@ const t = require('tap');
 const http = require('node:http');
 const { buildHead } = require('..');
 const build = require('../lib/build');
+const { normalise } = require('./helpers/wire');
+const { describeError } = require('./helpers/scenarios');
 
 const kOutHeaders = Object.getOwnPropertySymbols(new http.OutgoingMessage())
   .find((s) => s.description === 'kOutHeaders');
@@ -32,10 +34,6 @@ function nodeBytes(statusCode, statusMessage, headers, options = {}) {
   res.end(body, options.encoding);
   return Buffer.concat(res.outputData.map(({ data, encoding }) =>
     (typeof data === 'string' ? Buffer.from(data, encoding || 'utf8') : data)));
-}
-
-function clean(buf) {
-  return buf.toString('latin1').replace(/Date: [^\r]*/, 'Date: <date>');
 }
 
 const STATUSES = [[100, undefined], [103, undefined], [200, undefined], [200, 'OK'], [200, ''],
@@ -89,16 +87,16 @@ t.test('buildHead renders what Node sends, natively', async (t) => {
     for (const [hname, headers] of HEADERS) {
       for (const [oname, options] of OPTIONS) {
         const label = `${code} ${reason === undefined ? '(default reason)' : JSON.stringify(reason)}, ${hname}, ${oname}`;
-        const expected = clean(nodeBytes(code, reason, headers, options));
+        const expected = normalise(nodeBytes(code, reason, headers, options));
         const o = build.normalise(code, options);
         const native = build.render(code, reason, headers, o);
         if (native === undefined) {
           t.fail(`the addon declined a valid vector: ${label}`);
           continue;
         }
-        const got = clean(native);
+        const got = normalise(native);
         if (got !== expected) t.equal(got, expected, label);
-        const pub = clean(buildHead(code, reason, headers, options));
+        const pub = normalise(buildHead(code, reason, headers, options));
         if (pub !== expected) t.equal(pub, expected, `buildHead: ${label}`);
         vectors++;
       }
@@ -119,9 +117,9 @@ t.test('what the addon declines is rendered by Node, with the same bytes', async
   // Bytes, or the error thrown (Node throws for some of these).
   const outcome = (fn) => {
     try {
-      return clean(fn());
+      return normalise(fn());
     } catch (err) {
-      return { name: err.constructor.name, code: err.code, message: err.message };
+      return describeError(err);
     }
   };
   for (const [label, code, reason, headers, options] of cases) {

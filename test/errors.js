@@ -10,6 +10,7 @@
 
 const t = require('tap');
 const { exchange, normalise, serverPair } = require('./helpers/wire');
+const { describeError } = require('./helpers/scenarios');
 
 const CHARS = [];
 for (let c = 0; c < 256; c++) CHARS.push(String.fromCharCode(c));
@@ -62,10 +63,6 @@ PROBES.push(['headers sent', (res) => {
   res.writeHead(201);
 }]);
 
-function describe(err) {
-  return { name: err.constructor.name, code: err.code, message: err.message };
-}
-
 function handler(log) {
   return (req, res) => {
     const i = Number(req.url.slice(1));
@@ -75,7 +72,7 @@ function handler(log) {
       PROBES[i][1](res);
       entry.push('no error');
     } catch (err) {
-      entry.push(describe(err));
+      entry.push(describeError(err));
     }
     entry.push([res.statusCode, res.statusMessage, res.headersSent, res.getHeaderNames().join(),
       res.writableEnded]);
@@ -84,7 +81,7 @@ function handler(log) {
       try {
         res.end('after');
       } catch (err) {
-        entry.push(describe(err));
+        entry.push(describeError(err));
         res.destroy();
       }
     }

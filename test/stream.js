@@ -10,7 +10,7 @@ const http = require('node:http');
 const net = require('node:net');
 const onewrite = require('..');
 const { sseFrame } = require('../lib/stream');
-const { listen, close, countHandleWrites } = require('./helpers/wire');
+const { listen, close, countHandleWrites, exchange } = require('./helpers/wire');
 
 // The event-stream interpretation of the HTML standard ("9.2.6 Interpreting
 // an event stream"): lines end in CRLF, LF or CR; a blank line dispatches;
@@ -88,13 +88,9 @@ function serve(handler, options = {}) {
   return { server, counts };
 }
 
-function raw(port, request = 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n') {
-  return new Promise((resolve) => {
-    const chunks = [];
-    const s = net.connect(port, '127.0.0.1', () => s.write(request));
-    s.on('data', (d) => chunks.push(d));
-    s.on('close', () => resolve(Buffer.concat(chunks)));
-  });
+// Every byte of the response to one GET.
+async function raw(port) {
+  return (await exchange(port, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).bytes;
 }
 
 t.test('one chunk, one buffer at the socket per item; one socket write per item alone in its tick', async (t) => {

@@ -9,8 +9,6 @@ const http = require('node:http');
 const onewrite = require('..');
 const { exchange, normalise, listen, close, countHandleWrites, serverPair } = require('./helpers/wire');
 
-const major = Number(process.versions.node.split('.')[0]);
-
 const ROUTES = {
   '/end-string': (req, res) => res.end('hello'),
   '/end-utf8': (req, res) => res.end('\u20ac'),
@@ -106,5 +104,4 @@ t.test('a multibyte body is counted and sent in bytes', async (t) => {
   t.equal(text.indexOf('HTTP/1.1', first + 7), second, 'the next response starts right after');
   const body2 = text.slice(text.indexOf('\r\n\r\n', second) + 4);
   t.equal(body2, '3\r\n\u00e2\u0082\u00ac\r\n0\r\n\r\n', 'chunk size counts bytes');
-  t.equal(major >= 20, true);
 });

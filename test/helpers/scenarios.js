@@ -274,4 +274,4 @@ async function runSteps(res, list, log) {
   }
 }
 
-module.exports = { scenario, runSteps, makeRandom, materialise };
+module.exports = { scenario, runSteps, makeRandom, materialise, describeError };
