@@ -10,9 +10,8 @@
 //   ONEWRITE_CASES=<n>   number of scenarios (default 2500)
 
 const t = require('tap');
-const http = require('node:http');
 const onewrite = require('..');
-const { exchange, normalise, listen, close } = require('./helpers/wire');
+const { exchange, normalise, serverPair, request } = require('./helpers/wire');
 const { scenario, runSteps } = require('./helpers/scenarios');
 
 const SEED = Number(process.env.ONEWRITE_SEED || Math.floor(Math.random() * 2 ** 31));
@@ -39,10 +38,12 @@ function handlerFor(logs) {
       res.end('bye');
       return;
     }
-    const s = scenarios.get(Number(m[1]));
+    const index = Number(m[1]);
+    const s = scenarios.get(index);
+    // One log per response to this scenario's request (two when pipelined).
     const log = [];
-    logs.set(`${m[1]}:${logs.get(`n:${m[1]}`) || 0}`, log);
-    logs.set(`n:${m[1]}`, (logs.get(`n:${m[1]}`) || 0) + 1);
+    if (logs.has(index)) logs.get(index).push(log);
+    else logs.set(index, [log]);
     req.resume();
     // Each server plays its own copy: Node mutates some header values in place.
     runSteps(res, structuredClone(s.steps), log);
@@ -52,14 +53,10 @@ function handlerFor(logs) {
 const scenarios = new Map();
 
 function rawRequest(s) {
-  const { method, version, headers = {}, body = '', pipelined, keepAlive } = s.request;
-  let one = `${method} /case/${s.index} HTTP/${version}\r\nHost: localhost\r\n`;
-  for (const [k, v] of Object.entries(headers)) one += `${k}: ${v}\r\n`;
-  if (body) one += `Content-Length: ${body.length}\r\n`;
-  one += '\r\n' + body;
-  const last = 'GET /close HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n';
+  const { method, version, headers = {}, body = '', pipelined } = s.request;
+  const one = request(method, `/case/${s.index}`, { version, headers, body });
+  const last = request('GET', '/close', { headers: { Connection: 'close' } });
   if (pipelined) return one + one + last;
-  if (keepAlive) return one + last;
   if (version === '1.0' && !headers.Connection) return one;
   if (headers.Connection === 'close') return one;
   return one + last;
@@ -68,20 +65,12 @@ function rawRequest(s) {
 t.test(`stock and onewrite send the same bytes, errors and events (seed ${SEED})`, async (t) => {
   const pairs = [];
   for (const config of CONFIGS) {
-    const stockLogs = new Map();
-    const fastLogs = new Map();
-    const stock = http.createServer(config.options, handlerFor(stockLogs));
-    const fast = http.createServer({ ...config.options, ServerResponse: onewrite.ServerResponse },
-      handlerFor(fastLogs));
-    for (const server of [stock, fast]) Object.assign(server, config.set);
-    pairs.push({ stock, fast, stockLogs, fastLogs, stockPort: await listen(stock), fastPort: await listen(fast) });
+    const logs = { stock: new Map(), fast: new Map() };
+    const pair = await serverPair(t, (side) => handlerFor(logs[side]), config.options);
+    Object.assign(pair.stock, config.set);
+    Object.assign(pair.fast, config.set);
+    pairs.push({ ...pair, logs });
   }
-  t.teardown(async () => {
-    for (const p of pairs) {
-      await close(p.stock);
-      await close(p.fast);
-    }
-  });
 
   const before = onewrite.status().counters;
   let failures = 0;
@@ -97,8 +86,8 @@ t.test(`stock and onewrite send the same bytes, errors and events (seed ${SEED})
     await new Promise((resolve) => setTimeout(resolve, 5));
     const bytesA = normalise(a.bytes);
     const bytesB = normalise(b.bytes);
-    const logsA = JSON.stringify([pair.stockLogs.get(`${index}:0`), pair.stockLogs.get(`${index}:1`)]);
-    const logsB = JSON.stringify([pair.fastLogs.get(`${index}:0`), pair.fastLogs.get(`${index}:1`)]);
+    const logsA = JSON.stringify(pair.logs.stock.get(index) || []);
+    const logsB = JSON.stringify(pair.logs.fast.get(index) || []);
     const same = bytesA === bytesB && logsA === logsB && a.timedOut === b.timedOut;
     if (!same && failures++ < 5) {
       t.fail(`case ${index} differs (replay: ONEWRITE_SEED=${SEED}, case ${index})`, {

@@ -189,7 +189,7 @@ const REQUESTS = [
   { method: 'GET', version: '1.0', headers: { TE: 'chunked' } },
   { method: 'GET', version: '1.1', headers: { Connection: 'close' } },
   { method: 'GET', version: '1.1', pipelined: true },
-  { method: 'GET', version: '1.1', keepAlive: true },
+  { method: 'GET', version: '1.1' }, // (kept, so that a seed picks what it picked before)
 ];
 
 function scenario(seed, index) {
