@@ -11,7 +11,7 @@
 
 const t = require('tap');
 const onewrite = require('..');
-const { exchange, normalise, serverPair, request } = require('./helpers/wire');
+const { exchange, normalise, loggedPair, request } = require('./helpers/wire');
 const { scenario, runSteps } = require('./helpers/scenarios');
 
 const SEED = Number(process.env.ONEWRITE_SEED || Math.floor(Math.random() * 2 ** 31));
@@ -65,11 +65,10 @@ function rawRequest(s) {
 t.test(`stock and onewrite send the same bytes, errors and events (seed ${SEED})`, async (t) => {
   const pairs = [];
   for (const config of CONFIGS) {
-    const logs = { stock: new Map(), fast: new Map() };
-    const pair = await serverPair(t, (side) => handlerFor(logs[side]), config.options);
+    const pair = await loggedPair(t, handlerFor, config.options);
     Object.assign(pair.stock, config.set);
     Object.assign(pair.fast, config.set);
-    pairs.push({ ...pair, logs });
+    pairs.push(pair);
   }
 
   const before = onewrite.status().counters;

@@ -9,7 +9,7 @@
 // of the response that follows must be identical.
 
 const t = require('tap');
-const { exchange, normalise, serverPair } = require('./helpers/wire');
+const { exchange, normalise, loggedPair } = require('./helpers/wire');
 const { describeError } = require('./helpers/scenarios');
 
 const CHARS = [];
@@ -89,9 +89,7 @@ function handler(log) {
 }
 
 t.test('errors, and what they leave behind, are Node\'s', async (t) => {
-  const logs = { stock: new Map(), fast: new Map() };
-  const { stockPort: p1, fastPort: p2 } = await serverPair(t, (side) => handler(logs[side]));
-  const [stockLog, fastLog] = [logs.stock, logs.fast];
+  const { stockPort: p1, fastPort: p2, logs: { stock: stockLog, fast: fastLog } } = await loggedPair(t, handler);
 
   let next = 0;
   let differing = 0;

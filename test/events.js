@@ -9,7 +9,7 @@
 // against the Node it runs on.)
 
 const t = require('tap');
-const { exchange, normalise, serverPair } = require('./helpers/wire');
+const { exchange, normalise, loggedPair } = require('./helpers/wire');
 
 function snapshot(res) {
   return [res.headersSent, res.writableEnded, res.writableFinished, res.finished];
@@ -97,9 +97,7 @@ function handler(logs) {
 }
 
 t.test(`events and callbacks in Node ${process.versions.node}'s order`, async (t) => {
-  const logs = { stock: new Map(), fast: new Map() };
-  const { stockPort: p1, fastPort: p2 } = await serverPair(t, (side) => handler(logs[side]));
-  const [stockLogs, fastLogs] = [logs.stock, logs.fast];
+  const { stockPort: p1, fastPort: p2, logs: { stock: stockLogs, fast: fastLogs } } = await loggedPair(t, handler);
   for (const name of Object.keys(PATTERNS)) {
     const method = name.startsWith('HEAD') ? 'HEAD' : 'GET';
     const raw = `${method} /${encodeURIComponent(name)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`;
@@ -111,9 +109,7 @@ t.test(`events and callbacks in Node ${process.versions.node}'s order`, async (t
 });
 
 t.test('keep-alive: the next request on the connection is answered after finish', async (t) => {
-  const logs = { stock: new Map(), fast: new Map() };
-  const { stockPort: p1, fastPort: p2 } = await serverPair(t, (side) => handler(logs[side]));
-  const [stockLogs, fastLogs] = [logs.stock, logs.fast];
+  const { stockPort: p1, fastPort: p2, logs: { stock: stockLogs, fast: fastLogs } } = await loggedPair(t, handler);
   const one = (name, last) => `GET /${encodeURIComponent(name)} HTTP/1.1\r\nHost: x\r\n${last ? 'Connection: close\r\n' : ''}\r\n`;
   const raw = one('end(string)') + one('writeHead + end(string), chunked') + one('end(buffer)', true);
   const [a, b] = await Promise.all([exchange(p1, raw), exchange(p2, raw)]);

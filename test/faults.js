@@ -8,23 +8,22 @@
 const t = require('tap');
 const net = require('node:net');
 const crypto = require('node:crypto');
-const { exchange, normalise, serverPair } = require('./helpers/wire');
+const { exchange, normalise, loggedPair } = require('./helpers/wire');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // A stock and a onewrite server running the same handler; each request's
 // handler log is kept by URL.
 async function pair(t, handler, options = {}) {
-  const logs = { stock: new Map(), fast: new Map() };
-  const servers = await serverPair(t, (side) => (req, res) => {
+  const servers = await loggedPair(t, (logs) => (req, res) => {
     const log = [];
-    logs[side].set(req.url, log);
+    logs.set(req.url, log);
     for (const ev of ['finish', 'close', 'drain', 'error']) {
       res.on(ev, (e) => log.push(ev === 'error' ? ['error', e.code || e.message] : ev));
     }
     handler(req, res, log);
   }, options);
-  return { ports: { stock: servers.stockPort, fast: servers.fastPort }, logs };
+  return { ports: { stock: servers.stockPort, fast: servers.fastPort }, logs: servers.logs };
 }
 
 // A digest of a response, its Date normalised (in the head: the first KiB

@@ -103,6 +103,15 @@ async function serverPair(t, makeHandler, options = {}) {
   return pair;
 }
 
+// serverPair whose handlers log into a Map of their own side:
+// makeHandler(logs) gives the handler; the pair comes back with
+// logs: { stock, fast }.
+async function loggedPair(t, makeHandler, options = {}) {
+  const logs = { stock: new Map(), fast: new Map() };
+  const pair = await serverPair(t, (side) => makeHandler(logs[side]), options);
+  return { ...pair, logs };
+}
+
 function request(method, path, { version = '1.1', headers = {}, body = '' } = {}) {
   let head = `${method} ${path} HTTP/${version}\r\nHost: localhost\r\n`;
   for (const [k, v] of Object.entries(headers)) head += `${k}: ${v}\r\n`;
@@ -110,4 +119,6 @@ function request(method, path, { version = '1.1', headers = {}, body = '' } = {}
   return head + '\r\n' + body;
 }
 
-module.exports = { exchange, normalise, listen, close, countHandleWrites, serverPair, request, http };
+module.exports = {
+  exchange, normalise, listen, close, countHandleWrites, serverPair, loggedPair, request, http,
+};
