@@ -8,7 +8,7 @@ const t = require('tap');
 const http = require('node:http');
 const { Duplex } = require('node:stream');
 const onewrite = require('..');
-const { exchange, normalise, listen, close, serverPair } = require('./helpers/wire');
+const { exchange, normalise, serverPair } = require('./helpers/wire');
 
 const counters = () => onewrite.status().counters;
 const major = Number(process.versions.node.split('.')[0]);
@@ -91,30 +91,28 @@ const CASES = {
 
 t.test('each refused case runs Node\'s code and sends Node\'s bytes', async (t) => {
   for (const [name, [handler, counter, options = {}, raw]] of Object.entries(CASES)) {
-    const serverOptions = options.uniqueHeaders ? { uniqueHeaders: options.uniqueHeaders } : {};
-    const stock = http.createServer(serverOptions, handler);
-    const fast = http.createServer({ ...serverOptions, ServerResponse: onewrite.ServerResponse }, handler);
-    if (options.checkContinue) {
-      // Answer without sending 100 Continue: the response is final while the
-      // client still waits to send its body.
-      stock.on('checkContinue', handler);
-      fast.on('checkContinue', handler);
-    }
-    const [p1, p2] = [await listen(stock), await listen(fast)];
-    const request = raw || 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
-    const before = counters();
-    const a = await exchange(p1, request);
-    const b = await exchange(p2, request);
-    const after = counters();
-    t.equal(normalise(b.bytes), normalise(a.bytes), `${name}: Node's bytes`);
-    if (counter === 'ends') {
-      t.ok(after.ends > before.ends, `${name}: not a refusal on Node ${major}: the fast end ran`);
-    } else {
-      t.ok(after[counter] > before[counter], `${name}: ${counter} moved`);
-      t.equal(after[FAST[counter]], before[FAST[counter]], `${name}: ${FAST[counter]} did not`);
-    }
-    await close(stock);
-    await close(fast);
+    await t.test(name, async (t) => {
+      const serverOptions = options.uniqueHeaders ? { uniqueHeaders: options.uniqueHeaders } : {};
+      const { stock, fast, stockPort: p1, fastPort: p2 } = await serverPair(t, () => handler, serverOptions);
+      if (options.checkContinue) {
+        // Answer without sending 100 Continue: the response is final while the
+        // client still waits to send its body.
+        stock.on('checkContinue', handler);
+        fast.on('checkContinue', handler);
+      }
+      const request = raw || 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
+      const before = counters();
+      const a = await exchange(p1, request);
+      const b = await exchange(p2, request);
+      const after = counters();
+      t.equal(normalise(b.bytes), normalise(a.bytes), `${name}: Node's bytes`);
+      if (counter === 'ends') {
+        t.ok(after.ends > before.ends, `${name}: not a refusal on Node ${major}: the fast end ran`);
+      } else {
+        t.ok(after[counter] > before[counter], `${name}: ${counter} moved`);
+        t.equal(after[FAST[counter]], before[FAST[counter]], `${name}: ${FAST[counter]} did not`);
+      }
+    });
   }
 });
 
