@@ -15,6 +15,7 @@
 // hooks to children in NODE_OPTIONS.
 
 const t = require('tap');
+const { TSC } = require('./helpers/tsc');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -354,10 +355,7 @@ t.test('b. installs from the tarball without a C compiler, and the prebuild runs
   const usage = path.join(app, 'usage.ts');
   fs.copyFileSync(path.join(__dirname, 'types', 'usage.ts'), usage);
   fs.symlinkSync(path.join(ROOT, 'node_modules', '@types'), path.join(app, 'node_modules', '@types'));
-  const tsPkgPath = require.resolve('typescript/package.json', { paths: [ROOT] });
-  const tsBin = require(tsPkgPath).bin;
-  const tsc = path.join(path.dirname(tsPkgPath), typeof tsBin === 'string' ? tsBin : tsBin.tsc);
-  const types = await run(NODE, [tsc, '--noEmit', '--strict', '--module', 'nodenext',
+  const types = await run(NODE, [TSC, '--noEmit', '--strict', '--module', 'nodenext',
     '--moduleResolution', 'nodenext', '--types', 'node', '--skipLibCheck', '--pretty', 'false', usage],
   { cwd: app, env: { PATH: DEV_PATH } });
   ok(t, types, 'tsc --strict accepts test/types/usage.ts against the installed package');

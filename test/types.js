@@ -18,9 +18,7 @@ const ROOT = path.join(__dirname, '..');
 const TYPES = path.join(__dirname, 'types');
 const DTS = fs.readFileSync(path.join(ROOT, 'index.d.ts'), 'utf8');
 
-const tsPkgPath = require.resolve('typescript/package.json', { paths: [ROOT] });
-const tsPkg = require(tsPkgPath);
-const TSC = path.join(path.dirname(tsPkgPath), typeof tsPkg.bin === 'string' ? tsPkg.bin : tsPkg.bin.tsc);
+const { TSC, version: tscVersion } = require('./helpers/tsc');
 
 // tsc (the typescript devDependency) in a clean environment (env -i): tap puts its coverage hooks in
 // NODE_OPTIONS, which a child Node should not inherit.
@@ -32,7 +30,7 @@ function tsc(project, ...flags) {
   return { status: r.status, output: `${r.stdout}${r.stderr}`, error: r.error };
 }
 
-t.test(`tsc ${tsPkg.version} accepts test/types/*.ts against index.d.ts`, (t) => {
+t.test(`tsc ${tscVersion} accepts test/types/*.ts against index.d.ts`, (t) => {
   const r = tsc(path.join(TYPES, 'tsconfig.json'));
   t.equal(r.error, undefined, 'tsc ran');
   t.equal(r.status, 0, 'no type errors', { output: r.output });
@@ -82,7 +80,8 @@ t.test('tsc accepts an unbroken copy', (t) => {
 
 for (const [name, edit] of BREAKAGES) {
   t.test(`tsc rejects the usage files when ${name}`, (t) => {
-    if (edit(DTS) !== null) t.not(edit(DTS), DTS, 'the breakage applies to index.d.ts');
+    const broken = edit(DTS);
+    if (broken !== null) t.not(broken, DTS, 'the breakage applies to index.d.ts');
     // index.d.ts itself was checked above; @types/node need not be again.
     const r = tsc(brokenCopy(t, edit), '--skipLibCheck');
     t.equal(r.error, undefined, 'tsc ran');

@@ -1,7 +1,7 @@
 'use strict';
 
-// A small app on one framework, for test/frameworks.js and the framework
-// benchmarks.  Run: node [-r onewrite/register] app-server.js <framework>
+// A small app on one framework, for test/frameworks.js (the framework
+// benchmarks keep their own two routes: benchmark/frameworks.js).  Run: node [-r onewrite/register] app-server.js <framework>
 // It listens on a free port and prints it.  Routes:
 //   /        hello text          /json   a JSON object
 //   /cookie  two Set-Cookie      /404    the framework's not-found answer
