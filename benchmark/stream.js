@@ -58,20 +58,20 @@ async function runVariant(variant, urlPath) {
     for (let i = 0; i < 20; i++) await fetchOnce(server.port, urlPath);
     const cpu0 = b.cpuSeconds(server.pid);
     const times = [];
-    let chunks = 0;
+    let last = null; // the bytes of one response, to count its chunks after the run
     let next = 0;
     async function worker() {
       while (next < opts.responses) {
         next++;
         const r = await fetchOnce(server.port, urlPath);
         times.push(r.ms);
-        chunks = countChunks(r.bytes);
+        last = r.bytes;
       }
     }
     await Promise.all(Array.from({ length: opts.c }, worker));
     const cpu1 = b.cpuSeconds(server.pid);
     const cpuUs = ((cpu1.user - cpu0.user + cpu1.system - cpu0.system) * 1e6) / opts.responses;
-    return { chunks, cpuUs, p50: b.median(times) };
+    return { chunks: countChunks(last), cpuUs, p50: b.median(times) };
   } finally {
     await server.stop();
   }
