@@ -1,31 +1,33 @@
 /*
  * binding.c - the Node-API glue around head.c.
  *
- * One call per response, with a fixed handful of Node-API calls whatever
- * the number of headers:
- *  - JavaScript concatenates the first line and every header name and
- *    value into ONE string and writes their lengths into shared memory
- *    (an ArrayBuffer made here, viewed from JS as Int32Array and
- *    Float64Array), together with the response state and the numbers;
- *  - this code reads the string once (as UTF-16, which makes any
- *    non-ASCII character visible), cuts it by the lengths, lets head.c
- *    check and size everything, writes the head into a buffer it keeps,
- *    and returns a latin1 string (or, for the public buildHead(), a
- *    Buffer);
+ * One call per head, with a fixed handful of Node-API calls besides one
+ * per string part:
+ *  - JavaScript passes the first line (or reason phrase) and every header
+ *    name and value as arguments, and the response state in a small
+ *    shared memory (an Int32Array over a SharedArrayBuffer that
+ *    JavaScript made and handed over once with attach(): a
+ *    SharedArrayBuffer cannot be detached, so the pointer kept here stays
+ *    good for the life of this instance);
+ *  - this code copies each part as UTF-8 into one buffer (ASCII text is
+ *    its own UTF-8; any other character shows as a byte >= 0x80, which
+ *    head.c declines), lets head.c check and size everything, writes the
+ *    head into a buffer it keeps, and returns a latin1 string;
  *  - the Date value and the Keep-Alive line change at most once a second
  *    and are pushed here only when they do.
  *
- * Nothing here throws for what a user can cause: such a case answers
- * undefined with a reason in the S_RESULT slot, and JavaScript runs Node's
- * own code, which renders the bytes or throws Node's own error.  A failing
- * Node-API call on values this package produced itself is a bug: assert.
+ * Nothing here throws and nothing aborts: whatever fails - a value of the
+ * wrong type, a length that does not match the text, memory, a string
+ * longer than V8 allows, a Node-API call that does not succeed - answers
+ * undefined with a reason in the S_RESULT slot, any exception a failed
+ * call left pending is cleared, and JavaScript runs Node's own code, which
+ * renders the bytes or throws Node's own error.
  */
 #ifndef NAPI_VERSION
 #define NAPI_VERSION 8
 #endif
 #include <node_api.h>
 
-#include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,24 +38,26 @@
 enum {
   S_STATE = 0,  /* in: OW_* response state bits */
   S_STATUS,     /* in: status code */
-  S_NFIELDS,    /* in: header pairs in the text */
-  S_TEXT_LEN,   /* in: length of the text, in chars */
+  S_NPARTS,     /* in: string parts passed (first line, then name, value, ...) */
+  S_TEXT_LEN,   /* in: their total length in UTF-16 code units (a size hint) */
   S_LINE_MODE,  /* in: 0 = first part is the whole first line, 1 = it is the reason */
   S_BODY_KIND,  /* in: BODY_* */
   S_FRAME,      /* in (join): 1 = frame the body as one chunk, then the last-chunk */
+  S_WANT_ROLES, /* in: 1 = write each pair's role (ROLES_AT) */
   S_RESULT,     /* out: OW_OK or OW_BAIL_* */
   S_OUT_STATE,  /* out: response state after the head */
   S_SEEN,       /* out: OW_SEEN_* */
-  S_CL_START,   /* out: the user's Content-Length value: start offset in the text */
-  S_CL_END,     /* out: ... and end offset */
   S_HEAD_LEN,   /* out: bytes of the head */
+  S_CL_PAIR,    /* out: index of the pair of the last Content-Length, or -1 */
+  S_CL_SIMPLE,  /* out: 1 when that value is plain digits (its number: D_USER_CL) */
+  S_BAD_PAIR,   /* out: the pair a bail is about, -1 for the first line or none */
   S_INT_COUNT
 };
-enum { D_CONTENT_LENGTH = 0, D_BODY_LEN, D_COUNT };
-#define DOUBLES_AT 64    /* byte offset of the doubles */
-#define LENGTHS_AT 128   /* byte offset of the lengths: first part, then name, value, ... */
-#define MAX_PAIRS 512
-#define SHARED_BYTES (LENGTHS_AT + 4 * (1 + 2 * MAX_PAIRS))
+enum { D_CONTENT_LENGTH = 0, D_BODY_LEN, D_USER_CL, D_COUNT };
+#define DOUBLES_AT 64   /* byte offset of the doubles */
+#define ROLES_AT 128    /* byte offset of the roles, one byte per pair */
+#define MAX_ROLES 1024  /* pairs with a role written; more: none written */
+#define SHARED_BYTES (ROLES_AT + MAX_ROLES)
 
 /* Body kinds. */
 enum {
@@ -63,6 +67,8 @@ enum {
 };
 
 #define KEEP_SCRATCH (64 * 1024) /* buffers kept between calls; bigger ones are freed after use */
+#define STACK_ARGS 64            /* arguments read without allocating */
+#define UTF8_MAX_PER_UNIT 3      /* UTF-8 bytes for one UTF-16 code unit, at most */
 
 typedef struct buf {
   char *p;
@@ -70,27 +76,21 @@ typedef struct buf {
 } buf;
 
 typedef struct addon {
-  int32_t *ints;
+  int32_t *ints;      /* the shared memory, once attached; NULL before */
   double *nums;
-  int32_t *lens;
-  napi_ref shared;
-  buf wide;      /* the request's text as read: UTF-16 */
-  buf text;      /* ... and narrowed to bytes */
-  buf out;       /* the rendered message */
+  uint8_t *roles;
+  napi_ref shared;    /* keeps the view (and its SharedArrayBuffer) alive */
+  buf text;           /* the parts, copied one after the other */
+  buf out;            /* the rendered message */
   ow_slice *fields;
   size_t fields_cap;
+  napi_value *args;   /* arguments beyond STACK_ARGS */
+  size_t args_cap;
   char date[64];
   size_t date_len;
   char keep_alive[256];
   size_t keep_alive_len;
 } addon;
-
-#define CHECK(call)          \
-  do {                       \
-    napi_status s_ = (call); \
-    assert(s_ == napi_ok);   \
-    (void)s_;                \
-  } while (0)
 
 /* At least n bytes in b.  Above KEEP_SCRATCH the memory is handed back by
  * shrink() once the call is over. */
@@ -112,45 +112,52 @@ static void shrink(buf *b) {
   }
 }
 
-static napi_value undefined(napi_env env) {
-  napi_value u;
-  CHECK(napi_get_undefined(env, &u));
-  return u;
+/* A failed Node-API call may leave an exception pending; the caller
+ * declines, so the exception must not reach JavaScript. */
+static void clear_exception(napi_env env) {
+  bool pending = false;
+  napi_value ignored;
+  if (napi_is_exception_pending(env, &pending) == napi_ok && pending)
+    napi_get_and_clear_last_exception(env, &ignored);
 }
 
-static void get_args(napi_env env, napi_callback_info info, size_t want,
-                     napi_value *argv, addon **a) {
-  size_t argc = want;
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, (void **)a));
-  for (size_t i = argc; i < want; i++) CHECK(napi_get_undefined(env, &argv[i]));
-}
-
-/* UTF-16 to bytes; answers the OR of all code units, so that one test
- * tells whether any was >= 0x80.  Separate buffers let it vectorise. */
-static unsigned narrow(const char16_t *restrict u, char *restrict p, size_t len) {
-  unsigned acc = 0;
-  for (size_t i = 0; i < len; i++) {
-    acc |= u[i];
-    p[i] = (char)u[i];
+/* The call's arguments and the addon.  argv points at *stack (room for
+ * STACK_ARGS) or at a->args when there are more.  Returns 0 on failure. */
+static int get_args(napi_env env, napi_callback_info info, napi_value *stack,
+                    napi_value **argv, size_t *argc, addon **a) {
+  size_t n = STACK_ARGS;
+  void *data = NULL;
+  *argv = stack;
+  if (napi_get_cb_info(env, info, &n, stack, NULL, &data) != napi_ok || data == NULL) return 0;
+  *a = data;
+  if (n > STACK_ARGS) {
+    if (n > (*a)->args_cap) {
+      napi_value *p = realloc((*a)->args, n * sizeof *p);
+      if (p == NULL) return 0;
+      (*a)->args = p;
+      (*a)->args_cap = n;
+    }
+    size_t m = n;
+    if (napi_get_cb_info(env, info, &m, (*a)->args, NULL, NULL) != napi_ok || m != n) return 0;
+    *argv = (*a)->args;
   }
-  return acc;
+  *argc = n;
+  return 1;
 }
 
-/*
- * Read `value`, a string of exactly `len` UTF-16 code units, into a->text
- * as bytes.  Returns OW_OK, OW_BAIL_NON_ASCII when a code unit is >= 0x80,
- * or OW_BAIL_SHAPE.
- */
-static int read_text(napi_env env, addon *a, napi_value value, size_t len) {
+/* One string part appended to a->text at *at, as UTF-8, into a buffer of
+ * cap bytes whose last two must stay unused: a copy that reaches them
+ * means a part was longer than the hint said.  Returns OW_OK or a bail. */
+static int append_part(napi_env env, addon *a, napi_value v, size_t cap, size_t *at,
+                       ow_slice *slice) {
   size_t got = 0;
-  if (len > (SIZE_MAX - 2) / 2) return OW_BAIL_TOO_LARGE;
-  char *w = reserve(&a->wide, 2 * (len + 1));
-  char *p = reserve(&a->text, len + 1);
-  if (w == NULL || p == NULL) return OW_BAIL_TOO_LARGE;
-  char16_t *u = (char16_t *)(void *)w;
-  if (napi_get_value_string_utf16(env, value, u, len + 1, &got) != napi_ok || got != len)
+  if (napi_get_value_string_utf8(env, v, a->text.p + *at, cap - *at, &got) != napi_ok)
     return OW_BAIL_SHAPE;
-  return narrow(u, p, len) >= 0x80 ? OW_BAIL_NON_ASCII : OW_OK;
+  if (got > cap - 2 - *at) return OW_BAIL_SHAPE;
+  slice->ptr = a->text.p + *at;
+  slice->len = got;
+  *at += got;
+  return OW_OK;
 }
 
 /* One head to render: the input for head.c and its plan. */
@@ -159,45 +166,48 @@ typedef struct job {
   ow_plan plan;
 } job;
 
+/* The plain digits of a Content-Length value as a number (what JavaScript's
+ * +value gives for them), or -1 for anything else. */
+static double simple_length(ow_slice v) {
+  double n = 0;
+  if (v.len == 0 || v.len > 15) return -1;
+  for (size_t i = 0; i < v.len; i++) {
+    unsigned char c = (unsigned char)v.ptr[i];
+    if (c < '0' || c > '9') return -1;
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
+
 /*
- * Read the text, cut it by the lengths in shared memory and plan the head.
- * The plan's results go to the slots.
+ * Read the parts argv[0..nparts), plan the head and write the plan's
+ * results to the slots.
  */
-static int plan(napi_env env, addon *a, napi_value text, job *j) {
+static int plan(napi_env env, addon *a, const napi_value *argv, size_t nparts, job *j) {
   int32_t *ints = a->ints;
-  const int32_t *lens = a->lens;
-  int32_t npairs = ints[S_NFIELDS];
-  int32_t tlen = ints[S_TEXT_LEN];
+  int32_t hint = ints[S_TEXT_LEN];
+  int rc = OW_OK;
 
-  if (npairs < 0 || npairs > MAX_PAIRS || tlen < 0) return OW_BAIL_SHAPE;
-  size_t nfields = (size_t)npairs;
-  size_t len = (size_t)tlen;
-  int rc = read_text(env, a, text, len);
-  if (rc != OW_OK) return rc;
-
+  ints[S_BAD_PAIR] = -1;
+  if (nparts == 0 || nparts % 2 == 0 || (int32_t)nparts != ints[S_NPARTS] || hint < 0)
+    return OW_BAIL_SHAPE;
+  size_t nfields = (nparts - 1) / 2;
+  if ((size_t)hint > (SIZE_MAX - 2) / UTF8_MAX_PER_UNIT) return OW_BAIL_TOO_LARGE;
+  size_t cap = UTF8_MAX_PER_UNIT * (size_t)hint + 2;
+  if (reserve(&a->text, cap) == NULL) return OW_BAIL_TOO_LARGE;
   if (2 * nfields > a->fields_cap) {
-    ow_slice *f = realloc(a->fields, 2 * MAX_PAIRS * sizeof *f);
+    ow_slice *f = realloc(a->fields, 2 * nfields * sizeof *f);
     if (f == NULL) return OW_BAIL_TOO_LARGE;
     a->fields = f;
-    a->fields_cap = 2 * MAX_PAIRS;
+    a->fields_cap = 2 * nfields;
   }
 
-  /* Cut: the lengths must add up to the text exactly. */
-  const char *p = a->text.p;
   size_t at = 0;
   ow_slice first;
-  if (lens[0] < 0 || (size_t)lens[0] > len) return OW_BAIL_SHAPE;
-  first.ptr = p;
-  first.len = (size_t)lens[0];
-  at = first.len;
-  for (size_t i = 0; i < 2 * nfields; i++) {
-    int32_t l = lens[1 + i];
-    if (l < 0 || (size_t)l > len - at) return OW_BAIL_SHAPE;
-    a->fields[i].ptr = p + at;
-    a->fields[i].len = (size_t)l;
-    at += (size_t)l;
-  }
-  if (at != len) return OW_BAIL_SHAPE;
+  rc = append_part(env, a, argv[0], cap, &at, &first);
+  for (size_t i = 0; rc == OW_OK && i < 2 * nfields; i++)
+    rc = append_part(env, a, argv[1 + i], cap, &at, &a->fields[i]);
+  if (rc != OW_OK) return rc;
 
   memset(&j->in, 0, sizeof j->in);
   if (ints[S_LINE_MODE] == 0)
@@ -208,6 +218,7 @@ static int plan(napi_env env, addon *a, napi_value text, job *j) {
   j->in.fields = a->fields;
   j->in.nfields = nfields;
   j->in.state = (uint32_t)ints[S_STATE];
+  if (ints[S_WANT_ROLES] && nfields <= MAX_ROLES) j->in.roles = a->roles;
   if (j->in.state & OW_HAS_CL) {
     /* Node prints the number as JavaScript would: only integers that are
      * exact as doubles are rendered here. */
@@ -222,15 +233,21 @@ static int plan(napi_env env, addon *a, napi_value text, job *j) {
   j->in.keep_alive.len = a->keep_alive_len;
 
   rc = ow_head_plan(&j->in, &j->plan);
-  if (rc != OW_OK) return rc;
+  if (rc != OW_OK) {
+    ints[S_BAD_PAIR] = j->plan.bad_field < nfields ? (int32_t)j->plan.bad_field : -1;
+    return rc;
+  }
 
   ints[S_OUT_STATE] = (int32_t)j->plan.state;
   ints[S_SEEN] = (int32_t)j->plan.seen;
   ints[S_HEAD_LEN] = (int32_t)j->plan.head_len;
+  ints[S_CL_PAIR] = -1;
+  ints[S_CL_SIMPLE] = 0;
   if (j->plan.seen & OW_SEEN_CL) {
-    ow_slice v = a->fields[2 * j->plan.cl_field + 1];
-    ints[S_CL_START] = (int32_t)(v.ptr - p);
-    ints[S_CL_END] = (int32_t)(v.ptr - p + v.len);
+    double n = simple_length(a->fields[2 * j->plan.cl_field + 1]);
+    ints[S_CL_PAIR] = (int32_t)j->plan.cl_field;
+    ints[S_CL_SIMPLE] = n >= 0;
+    a->nums[D_USER_CL] = n;
   }
   return OW_OK;
 }
@@ -258,7 +275,7 @@ static int body_get(napi_env env, addon *a, napi_value v, body *b) {
       void *data = NULL;
       size_t len = 0;
       if (napi_get_typedarray_info(env, v, &type, &len, &data, NULL, NULL) != napi_ok ||
-          type != napi_uint8_array)
+          type != napi_uint8_array || (len > 0 && data == NULL))
         return OW_BAIL_SHAPE;
       b->ptr = data;
       b->len = len;
@@ -269,12 +286,12 @@ static int body_get(napi_env env, addon *a, napi_value v, body *b) {
   }
 }
 
-/* Copy the body to dst: exactly b->len bytes, and one byte more of room for
- * the terminator Node-API writes after a string. */
+/* Copy the body to dst: exactly b->len bytes.  A string body needs two
+ * bytes of room more: a string longer than told fills one of them. */
 static int body_copy(napi_env env, const body *b, char *dst) {
   if (b->str != NULL) {
     size_t got = 0;
-    if (napi_get_value_string_latin1(env, b->str, dst, b->len + 1, &got) != napi_ok ||
+    if (napi_get_value_string_latin1(env, b->str, dst, b->len + 2, &got) != napi_ok ||
         got != b->len)
       return OW_BAIL_SHAPE;
     return OW_OK;
@@ -305,10 +322,11 @@ static char *put_body(napi_env env, const body *b, char *d, int framing, int *rc
   return d;
 }
 
-/* Room for a framed body of n bytes, or 0 if it would overflow. */
+/* Room for a framed body of n bytes (two spare bytes included), or 0 if
+ * it would overflow. */
 static size_t framed_size(size_t n, int framing) {
   if (n > SIZE_MAX / 2) return 0;
-  return n + (framing ? OW_CHUNK_LINE_MAX + 2 + sizeof k_last_chunk : 0) + 1;
+  return n + (framing ? OW_CHUNK_LINE_MAX + 2 + sizeof k_last_chunk : 0) + 2;
 }
 
 /*
@@ -316,33 +334,53 @@ static size_t framed_size(size_t n, int framing) {
  * A string is what the socket write wants, and V8 makes one in its heap
  * far faster than a Buffer: napi_create_buffer_copy measured ~3 us per
  * call here against ~35 ns for napi_create_string_latin1 (see
- * benchmark/README.md); JavaScript turns a string into a Buffer itself
- * where one is wanted (buildHead).
+ * benchmark/README.md).  NULL when V8 will not make it (longer than its
+ * maximum string length, out of memory).
  */
-static napi_value output(napi_env env, const char *p, size_t n) {
+static napi_value output(napi_env env, const char *p, size_t n, int *rc) {
   napi_value result;
-  CHECK(napi_create_string_latin1(env, p, n, &result));
+  if (napi_create_string_latin1(env, p, n, &result) != napi_ok) {
+    *rc = OW_BAIL_TOO_LARGE;
+    return NULL;
+  }
   return result;
 }
 
+/* What every call answers: its result, or undefined with the reason in
+ * S_RESULT (and no exception left behind). */
+static napi_value finish(napi_env env, addon *a, napi_value result, int rc) {
+  napi_value u = NULL;
+  if (a != NULL && a->ints != NULL) a->ints[S_RESULT] = rc;
+  if (result != NULL) return result;
+  clear_exception(env);
+  if (napi_get_undefined(env, &u) != napi_ok) return NULL;
+  return u;
+}
+
 /*
- * render(text[, body]): the head, then - when S_BODY_KIND says there is a
- * body and the response has one (not HEAD, 204, 304, 1xx: Node drops the
- * body there) - the body, framed as one chunk plus the last-chunk when the
- * head is chunked.  undefined when Node must render it.
+ * head(first, name, value, ...): the head.
+ * message(body, first, name, value, ...): the head, then - when
+ * S_BODY_KIND says there is a body and the response has one (not HEAD,
+ * 204, 304, 1xx: Node drops the body there) - the body, framed as one
+ * chunk plus the last-chunk when the head is chunked.
+ * undefined when Node must render it.
  */
 static napi_value render(napi_env env, napi_callback_info info, int with_body) {
-  napi_value argv[2];
+  napi_value stack[STACK_ARGS];
+  napi_value *argv = NULL;
   napi_value result = NULL;
-  addon *a;
+  size_t argc = 0;
+  addon *a = NULL;
   job j;
   body b;
-  int rc;
+  int rc = OW_BAIL_SHAPE;
+  size_t skip = with_body ? 1 : 0;
 
-  get_args(env, info, 2, argv, &a);
-  rc = plan(env, a, argv[0], &j);
   memset(&b, 0, sizeof b);
-  if (rc == OW_OK && with_body) rc = body_get(env, a, argv[1], &b);
+  if (get_args(env, info, stack, &argv, &argc, &a) && a->ints != NULL && argc > skip) {
+    rc = plan(env, a, argv + skip, argc - skip, &j);
+    if (rc == OW_OK && with_body) rc = body_get(env, a, argv[0], &b);
+  }
   if (rc == OW_OK) {
     int has_body = with_body && (j.plan.state & OW_HAS_BODY) != 0;
     int framing = has_body && (j.plan.state & OW_CHUNKED) != 0;
@@ -355,14 +393,14 @@ static napi_value render(napi_env env, napi_callback_info info, int with_body) {
     } else {
       char *d = out + ow_head_write(&j.in, &j.plan, out, j.plan.head_len);
       if (has_body) d = put_body(env, &b, d, framing, &rc);
-      if (rc == OW_OK) result = output(env, out, (size_t)(d - out));
+      if (rc == OW_OK) result = output(env, out, (size_t)(d - out), &rc);
     }
   }
-  a->ints[S_RESULT] = rc;
-  shrink(&a->wide);
-  shrink(&a->text);
-  shrink(&a->out);
-  return result != NULL ? result : undefined(env);
+  if (a != NULL) {
+    shrink(&a->text);
+    shrink(&a->out);
+  }
+  return finish(env, a, result, rc);
 }
 
 static napi_value js_head(napi_env env, napi_callback_info info) {
@@ -379,42 +417,50 @@ static napi_value js_message(napi_env env, napi_callback_info info) {
  * as one chunk plus the last-chunk when S_FRAME is set.
  */
 static napi_value js_join(napi_env env, napi_callback_info info) {
-  napi_value argv[2];
+  napi_value stack[STACK_ARGS];
+  napi_value *argv = NULL;
   napi_value result = NULL;
-  addon *a;
+  size_t argc = 0;
+  addon *a = NULL;
   body b;
   size_t got = 0;
-  get_args(env, info, 2, argv, &a);
-  int32_t hl = a->ints[S_TEXT_LEN];
-  int framing = a->ints[S_FRAME] != 0;
-  int rc = hl < 0 ? OW_BAIL_SHAPE : body_get(env, a, argv[1], &b);
+  int rc = OW_BAIL_SHAPE;
+
+  if (get_args(env, info, stack, &argv, &argc, &a) && a->ints != NULL && argc == 2 &&
+      a->ints[S_TEXT_LEN] >= 0)
+    rc = body_get(env, a, argv[1], &b);
   if (rc == OW_OK) {
-    size_t hlen = (size_t)hl;
+    size_t hlen = (size_t)a->ints[S_TEXT_LEN];
+    int framing = a->ints[S_FRAME] != 0;
     size_t room = framed_size(b.len, framing);
     char *out = room == 0 || room > SIZE_MAX - hlen ? NULL : reserve(&a->out, hlen + room);
     if (out == NULL) {
       rc = OW_BAIL_TOO_LARGE;
-    } else if (napi_get_value_string_latin1(env, argv[0], out, hlen + 1, &got) != napi_ok ||
+    } else if (napi_get_value_string_latin1(env, argv[0], out, hlen + 2, &got) != napi_ok ||
                got != hlen) {
+      /* Two bytes of room more than the head: a longer head fills one. */
       rc = OW_BAIL_SHAPE;
     } else {
       char *d = put_body(env, &b, out + hlen, framing, &rc);
-      if (rc == OW_OK) result = output(env, out, (size_t)(d - out));
+      if (rc == OW_OK) result = output(env, out, (size_t)(d - out), &rc);
     }
   }
-  a->ints[S_RESULT] = rc;
-  shrink(&a->out);
-  return result != NULL ? result : undefined(env);
+  if (a != NULL) shrink(&a->out);
+  return finish(env, a, result, rc);
 }
 
 /* chunk(body): "hex\r\n" body "\r\n". */
 static napi_value js_chunk(napi_env env, napi_callback_info info) {
-  napi_value argv[1];
+  napi_value stack[STACK_ARGS];
+  napi_value *argv = NULL;
   napi_value result = NULL;
-  addon *a;
+  size_t argc = 0;
+  addon *a = NULL;
   body b;
-  get_args(env, info, 1, argv, &a);
-  int rc = body_get(env, a, argv[0], &b);
+  int rc = OW_BAIL_SHAPE;
+
+  if (get_args(env, info, stack, &argv, &argc, &a) && a->ints != NULL && argc == 1)
+    rc = body_get(env, a, argv[0], &b);
   if (rc == OW_OK && b.len == 0) rc = OW_BAIL_SHAPE; /* Node writes no frame for empty data */
   if (rc == OW_OK) {
     size_t room = framed_size(b.len, 1);
@@ -428,33 +474,36 @@ static napi_value js_chunk(napi_env env, napi_callback_info info) {
       d[0] = '\r';
       d[1] = '\n';
       d += 2;
-      if (rc == OW_OK) result = output(env, out, (size_t)(d - out));
+      if (rc == OW_OK) result = output(env, out, (size_t)(d - out), &rc);
     }
   }
-  a->ints[S_RESULT] = rc;
-  shrink(&a->out);
-  return result != NULL ? result : undefined(env);
+  if (a != NULL) shrink(&a->out);
+  return finish(env, a, result, rc);
 }
 
 /* setDate(value), setKeepAlive(line): the values that change once a second
  * at most.  A value that does not fit leaves an empty one, which
  * ow_head_plan refuses, so Node renders those heads. */
 static napi_value set_text(napi_env env, napi_callback_info info, int which) {
-  napi_value argv[1];
-  addon *a;
+  napi_value stack[STACK_ARGS];
+  napi_value *argv = NULL;
+  size_t argc = 0;
+  addon *a = NULL;
   size_t len = 0;
-  get_args(env, info, 1, argv, &a);
-  char *dst = which ? a->keep_alive : a->date;
-  size_t cap = which ? sizeof a->keep_alive : sizeof a->date;
-  /* Checked here, once a second, rather than in every head. */
-  int ok = napi_get_value_string_latin1(env, argv[0], dst, cap, &len) == napi_ok &&
-           len + 1 < cap && ow_is_ascii(dst, len);
-  if (which)
-    a->keep_alive_len = ok ? len : 0;
-  else
-    a->date_len = ok ? len : 0;
-  a->ints[S_RESULT] = ok ? OW_OK : OW_BAIL_SHAPE;
-  return NULL;
+  int ok = 0;
+
+  if (get_args(env, info, stack, &argv, &argc, &a) && a->ints != NULL && argc == 1) {
+    char *dst = which ? a->keep_alive : a->date;
+    size_t cap = which ? sizeof a->keep_alive : sizeof a->date;
+    /* Checked here, once a second, rather than in every head. */
+    ok = napi_get_value_string_latin1(env, argv[0], dst, cap, &len) == napi_ok &&
+         len + 1 < cap && ow_is_ascii(dst, len);
+    if (which)
+      a->keep_alive_len = ok ? len : 0;
+    else
+      a->date_len = ok ? len : 0;
+  }
+  return finish(env, a, NULL, ok ? OW_OK : OW_BAIL_SHAPE);
 }
 
 static napi_value js_set_date(napi_env env, napi_callback_info info) {
@@ -465,14 +514,47 @@ static napi_value js_set_keep_alive(napi_env env, napi_callback_info info) {
   return set_text(env, info, 1);
 }
 
-static void addon_free(napi_env env, void *data, void *hint) {
+/*
+ * attach(view): the shared memory, an Int32Array of at least SHARED_BYTES
+ * over a SharedArrayBuffer (which can be neither detached nor moved).
+ * Once: later calls, and anything else, answer false.
+ */
+static napi_value js_attach(napi_env env, napi_callback_info info) {
+  napi_value stack[STACK_ARGS];
+  napi_value *argv = NULL;
+  napi_value answer = NULL;
+  size_t argc = 0;
+  addon *a = NULL;
+  napi_typedarray_type type;
+  napi_value buffer;
+  size_t length = 0, offset = 0;
+  void *data = NULL;
+  bool plain = true;
+  int ok = get_args(env, info, stack, &argv, &argc, &a) && a->ints == NULL && argc == 1 &&
+           napi_get_typedarray_info(env, argv[0], &type, &length, &data, &buffer, &offset) ==
+               napi_ok &&
+           type == napi_int32_array && length * sizeof(int32_t) >= SHARED_BYTES &&
+           data != NULL && ((uintptr_t)data % sizeof(double)) == 0 &&
+           napi_is_arraybuffer(env, buffer, &plain) == napi_ok && !plain &&
+           napi_create_reference(env, argv[0], 1, &a->shared) == napi_ok;
+  if (ok) {
+    memset(data, 0, SHARED_BYTES);
+    a->nums = (double *)(void *)((char *)data + DOUBLES_AT);
+    a->roles = (uint8_t *)data + ROLES_AT;
+    a->ints = data;
+  }
+  clear_exception(env);
+  if (napi_get_boolean(env, ok, &answer) != napi_ok) return NULL;
+  return answer;
+}
+
+/* The environment is going away: nothing of this instance runs again. */
+static void addon_free(void *data) {
   addon *a = data;
-  (void)hint;
-  if (a->shared != NULL) napi_delete_reference(env, a->shared);
-  free(a->wide.p);
   free(a->text.p);
   free(a->out.p);
   free(a->fields);
+  free(a->args);
   free(a);
 }
 
@@ -480,29 +562,26 @@ static void addon_free(napi_env env, void *data, void *hint) {
 
 NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
   addon *a = calloc(1, sizeof *a);
-  napi_value shared, max_pairs;
-  void *mem;
+  napi_value shared_bytes;
 
-  static_assert(S_INT_COUNT * sizeof(int32_t) <= DOUBLES_AT, "int slots fit before the doubles");
-  static_assert(DOUBLES_AT + D_COUNT * sizeof(double) <= LENGTHS_AT, "double slots fit");
+  _Static_assert(S_INT_COUNT * sizeof(int32_t) <= DOUBLES_AT, "int slots fit before the doubles");
+  _Static_assert(DOUBLES_AT + D_COUNT * sizeof(double) <= ROLES_AT, "double slots fit");
 
   if (a == NULL) {
     napi_throw_error(env, NULL, "onewrite: out of memory");
     return NULL;
   }
-  CHECK(napi_set_instance_data(env, a, addon_free, NULL));
-  /* A plain ArrayBuffer's memory never moves: the pointers stay good. */
-  CHECK(napi_create_arraybuffer(env, SHARED_BYTES, &mem, &shared));
-  memset(mem, 0, SHARED_BYTES);
-  a->ints = mem;
-  a->nums = (double *)(void *)((char *)mem + DOUBLES_AT);
-  a->lens = (int32_t *)(void *)((char *)mem + LENGTHS_AT);
-  CHECK(napi_create_reference(env, shared, 1, &a->shared));
-  CHECK(napi_create_int32(env, MAX_PAIRS, &max_pairs));
-
+  /* The reference to the shared memory is released with the environment
+   * itself; the hook frees what this instance allocated. */
+  if (napi_add_env_cleanup_hook(env, addon_free, a) != napi_ok) {
+    free(a);
+    napi_throw_error(env, NULL, "onewrite: cannot register a cleanup hook");
+    return NULL;
+  }
   napi_property_descriptor props[] = {
-    { "shared", NULL, NULL, NULL, NULL, shared, napi_enumerable, NULL },
-    { "maxPairs", NULL, NULL, NULL, NULL, max_pairs, napi_enumerable, NULL },
+    { "sharedBytes", NULL, NULL, NULL, NULL, NULL, napi_enumerable, NULL },
+    /* configurable: lib/native.js removes it once it has attached */
+    { "attach", NULL, js_attach, NULL, NULL, NULL, napi_enumerable | napi_configurable, a },
     METHOD("head", js_head),
     METHOD("message", js_message),
     METHOD("join", js_join),
@@ -510,6 +589,9 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
     METHOD("setDate", js_set_date),
     METHOD("setKeepAlive", js_set_keep_alive),
   };
-  CHECK(napi_define_properties(env, exports, sizeof props / sizeof props[0], props));
+  if (napi_create_int32(env, SHARED_BYTES, &shared_bytes) != napi_ok) return NULL;
+  props[0].value = shared_bytes;
+  if (napi_define_properties(env, exports, sizeof props / sizeof props[0], props) != napi_ok)
+    return NULL;
   return exports;
 }

@@ -187,20 +187,24 @@ static const char k_conn_ka[] = "Connection: keep-alive\r\n";
 static const char k_cl[] = "Content-Length: ";
 static const char k_te[] = "Transfer-Encoding: chunked\r\n";
 
-/* matchHeader(): what one (name, value) pair changes in the response. */
-static void match_header(ow_slice name, ow_slice value, size_t index,
-                         uint32_t *state, ow_plan *plan) {
-  if (name.len < 4 || name.len > 17) return;
+/* matchHeader(): what one (name, value) pair changes in the response.
+ * Returns the pair's OW_ROLE_*. */
+static int match_header(ow_slice name, ow_slice value, size_t index,
+                        uint32_t *state, ow_plan *plan) {
+  if (name.len < 4 || name.len > 17) return OW_ROLE_PLAIN;
   switch (name.len) {
     case 4:
-      if (ieq(name, LIT("date"))) plan->seen |= OW_SEEN_DATE;
-      return;
+      if (!ieq(name, LIT("date"))) return OW_ROLE_PLAIN;
+      plan->seen |= OW_SEEN_DATE;
+      return OW_ROLE_SPECIAL;
     case 6:
-      if (ieq(name, LIT("expect"))) plan->seen |= OW_SEEN_EXPECT;
-      return;
+      if (!ieq(name, LIT("expect"))) return OW_ROLE_PLAIN;
+      plan->seen |= OW_SEEN_EXPECT;
+      return OW_ROLE_SPECIAL;
     case 7:
-      if (ieq(name, LIT("trailer"))) plan->seen |= OW_SEEN_TRAILER;
-      return;
+      if (!ieq(name, LIT("trailer"))) return OW_ROLE_PLAIN;
+      plan->seen |= OW_SEEN_TRAILER;
+      return OW_ROLE_SPECIAL;
     case 10:
       if (ieq(name, LIT("connection"))) {
         plan->seen |= OW_SEEN_CONNECTION;
@@ -209,26 +213,25 @@ static void match_header(ow_slice name, ow_slice value, size_t index,
           *state |= OW_LAST;
         else
           *state |= OW_KEEP_ALIVE;
-      } else if (ieq(name, LIT("keep-alive"))) {
-        *state &= ~(uint32_t)OW_DEFAULT_KA;
+        return OW_ROLE_SPECIAL;
       }
-      return;
+      if (!ieq(name, LIT("keep-alive"))) return OW_ROLE_PLAIN;
+      *state &= ~(uint32_t)OW_DEFAULT_KA;
+      return OW_ROLE_SPECIAL;
     case 14:
-      if (ieq(name, LIT("content-length"))) {
-        plan->seen |= OW_SEEN_CL;
-        plan->cl_field = index;
-        *state &= ~(uint32_t)OW_REMOVED_CL;
-      }
-      return;
+      if (!ieq(name, LIT("content-length"))) return OW_ROLE_PLAIN;
+      plan->seen |= OW_SEEN_CL;
+      plan->cl_field = index;
+      *state &= ~(uint32_t)OW_REMOVED_CL;
+      return OW_ROLE_LENGTH;
     case 17:
-      if (ieq(name, LIT("transfer-encoding"))) {
-        plan->seen |= OW_SEEN_TE;
-        *state &= ~(uint32_t)OW_REMOVED_TE;
-        if (has_word(value, LIT("chunked"))) *state |= OW_CHUNKED;
-      }
-      return;
+      if (!ieq(name, LIT("transfer-encoding"))) return OW_ROLE_PLAIN;
+      plan->seen |= OW_SEEN_TE;
+      *state &= ~(uint32_t)OW_REMOVED_TE;
+      if (has_word(value, LIT("chunked"))) *state |= OW_CHUNKED;
+      return OW_ROLE_SPECIAL;
     default:
-      return;
+      return OW_ROLE_PLAIN;
   }
 }
 
@@ -237,6 +240,7 @@ int ow_head_plan(const ow_head_in *in, ow_plan *plan) {
   size_t len = 0;
 
   memset(plan, 0, sizeof *plan);
+  plan->bad_field = SIZE_MAX;
   if (in->nfields > 0 && in->fields == NULL) return OW_BAIL_SHAPE;
 
   /* The first line. */
@@ -255,19 +259,30 @@ int ow_head_plan(const ow_head_in *in, ow_plan *plan) {
   for (size_t i = 0; i < in->nfields; i++) {
     ow_slice name = in->fields[2 * i];
     ow_slice value = in->fields[2 * i + 1];
+    int rc = OW_OK;
+    plan->bad_field = i;
     if (st & OW_VALIDATE) {
       /* Token and value characters are all ASCII: one pass checks both. */
       if (name.len == 0 || !all_in(name, C_TOKEN))
-        return ow_is_ascii(name.ptr, name.len) ? OW_BAIL_NAME : OW_BAIL_NON_ASCII;
-      if (!is_value(value))
-        return ow_is_ascii(value.ptr, value.len) ? OW_BAIL_VALUE : OW_BAIL_NON_ASCII;
+        rc = ow_is_ascii(name.ptr, name.len) ? OW_BAIL_NAME : OW_BAIL_NON_ASCII;
+      else if (!is_value(value))
+        rc = ow_is_ascii(value.ptr, value.len) ? OW_BAIL_VALUE : OW_BAIL_NON_ASCII;
     } else if (!ow_is_ascii(name.ptr, name.len) || !ow_is_ascii(value.ptr, value.len)) {
-      return OW_BAIL_NON_ASCII;
+      rc = OW_BAIL_NON_ASCII;
     }
-    if (!add(&len, name.len) || !add(&len, value.len) || !add(&len, 4))
-      return OW_BAIL_TOO_LARGE;
-    match_header(name, value, i, &st, plan);
+    if (rc == OW_OK && (!add(&len, name.len) || !add(&len, value.len) || !add(&len, 4)))
+      rc = OW_BAIL_TOO_LARGE;
+    if (rc != OW_OK) return rc;
+    size_t last_cl = plan->cl_field;
+    int had_cl = (plan->seen & OW_SEEN_CL) != 0;
+    int role = match_header(name, value, i, &st, plan);
+    if (in->roles != NULL) {
+      in->roles[i] = (uint8_t)role;
+      /* Only the last Content-Length gives _contentLength. */
+      if (role == OW_ROLE_LENGTH && had_cl) in->roles[last_cl] = OW_ROLE_SPECIAL;
+    }
   }
+  plan->bad_field = SIZE_MAX;
 
   /* Date. */
   if ((st & OW_SEND_DATE) && !(plan->seen & OW_SEEN_DATE)) {

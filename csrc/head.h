@@ -90,7 +90,15 @@ typedef struct ow_head_in {
                                 ASCII, checked by the caller; empty = refuse */
   ow_slice keep_alive;       /* whole line, e.g. "Keep-Alive: timeout=5\r\n";
                                 ASCII, checked by the caller; empty = refuse */
+  uint8_t *roles;            /* optional (NULL: none): nfields bytes, each pair's OW_ROLE_* */
 } ow_head_in;
+
+/* What a header's value does besides appearing in the head (ow_head_in.roles):
+ * nothing; it gives _contentLength (the last Content-Length); or more
+ * (Connection, Transfer-Encoding, Date, Expect, Trailer, Keep-Alive, a
+ * Content-Length that a later one overrides).  A head whose values differ
+ * only in OW_ROLE_PLAIN values is the same head with those values replaced. */
+enum { OW_ROLE_PLAIN = 0, OW_ROLE_LENGTH = 1, OW_ROLE_SPECIAL = 2 };
 
 typedef struct ow_plan {
   uint32_t state;            /* response state after the head is built */
@@ -98,6 +106,7 @@ typedef struct ow_plan {
   uint32_t emit;             /* OW_EMIT_* */
   size_t cl_field;           /* index of the last Content-Length pair (valid with OW_SEEN_CL) */
   size_t head_len;           /* exact bytes of the head, blank line included */
+  size_t bad_field;          /* on a bail: the pair it is about, or SIZE_MAX */
 } ow_plan;
 
 /* Character classes, as Node's regular expressions define them. */

@@ -6,26 +6,35 @@
 // Int32 slots of the shared memory.
 const S_STATE = 0;
 const S_STATUS = 1;
-const S_NFIELDS = 2;
+const S_NPARTS = 2;
 const S_TEXT_LEN = 3;
 const S_LINE_MODE = 4;
 const S_BODY_KIND = 5;
 const S_FRAME = 6;
-const S_RESULT = 7;
-const S_OUT_STATE = 8;
-const S_SEEN = 9;
-const S_CL_START = 10;
-const S_CL_END = 11;
-const S_HEAD_LEN = 12;
+const S_WANT_ROLES = 7;
+const S_RESULT = 8;
+const S_OUT_STATE = 9;
+const S_SEEN = 10;
+const S_HEAD_LEN = 11;
+const S_CL_PAIR = 12;
+const S_CL_SIMPLE = 13;
+const S_BAD_PAIR = 14;
+const INT_SLOTS = 16;
 
 // Float64 slots (the doubles start at byte 64).
 const D_CONTENT_LENGTH = 0;
 const D_BODY_LEN = 1;
+const D_USER_CL = 2;
 const DOUBLES_OFFSET = 64;
+const DOUBLE_SLOTS = 8;
 
-// Int32 lengths of the text's parts (first part, then name, value, ...)
-// start at byte 128.
-const LENGTHS_OFFSET = 128;
+// One byte per header pair: its role (OW_ROLE_*), from byte 128, for up to
+// MAX_ROLES pairs.
+const ROLES_OFFSET = 128;
+const MAX_ROLES = 1024;
+const ROLE_PLAIN = 0;
+const ROLE_LENGTH = 1;
+const ROLE_SPECIAL = 2;
 
 // Body kinds.
 const BODY_NONE = 0;
@@ -57,14 +66,15 @@ const SEEN_DATE = 1 << 3;
 const SEEN_EXPECT = 1 << 4;
 const SEEN_TRAILER = 1 << 5;
 
-// Results (OW_OK, OW_BAIL_*).
-const RESULTS = ['ok', 'non-ascii', 'invalid name', 'invalid value', 'invalid status',
-  'trailer without chunked', 'too large', 'shape'];
+// Results (OW_OK, OW_BAIL_*), as fallback reasons.
+const RESULTS = ['ok', 'non-ascii head', 'invalid header name', 'invalid header value',
+  'invalid status message', 'trailer without chunked', 'head too large', 'head shape'];
 
 module.exports = {
-  S_STATE, S_STATUS, S_NFIELDS, S_TEXT_LEN, S_LINE_MODE, S_BODY_KIND, S_FRAME,
-  S_RESULT, S_OUT_STATE, S_SEEN, S_CL_START, S_CL_END, S_HEAD_LEN,
-  D_CONTENT_LENGTH, D_BODY_LEN, DOUBLES_OFFSET, LENGTHS_OFFSET,
+  S_STATE, S_STATUS, S_NPARTS, S_TEXT_LEN, S_LINE_MODE, S_BODY_KIND, S_FRAME, S_WANT_ROLES,
+  S_RESULT, S_OUT_STATE, S_SEEN, S_HEAD_LEN, S_CL_PAIR, S_CL_SIMPLE, S_BAD_PAIR, INT_SLOTS,
+  D_CONTENT_LENGTH, D_BODY_LEN, D_USER_CL, DOUBLES_OFFSET, DOUBLE_SLOTS,
+  ROLES_OFFSET, MAX_ROLES, ROLE_PLAIN, ROLE_LENGTH, ROLE_SPECIAL,
   BODY_NONE, BODY_ONE_BYTE, BODY_BYTES,
   VALIDATE, SEND_DATE, KEEP_ALIVE, CHUNKED_DEFAULT, HAS_BODY, REMOVED_CONN, REMOVED_CL,
   REMOVED_TE, MAX_REACHED, DEFAULT_KA, AGENT, CHUNKED, LAST, HAS_CL, KA_TIMEOUT,
