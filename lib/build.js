@@ -21,7 +21,10 @@ const { isUint8Array } = require('node:util/types');
 const { binding } = require('./native');
 const internals = require('./internals');
 const head = require('./head');
+const walker = require('./walk');
 const S = require('./slots');
+
+const { apply } = Reflect;
 
 const ENCODINGS = new Set(['utf8', 'utf-8', 'latin1', 'binary', 'ascii']);
 
@@ -86,22 +89,24 @@ function render(statusCode, statusMessage, headers, o) {
   if (binding === null) return undefined;
   if (typeof statusCode !== 'number' || !Number.isInteger(statusCode) ||
       statusCode < 100 || statusCode > 999) return undefined;
+  if (typeof o.keepAliveTimeout !== 'number' || typeof o.maxRequestsPerSocket !== 'number') {
+    return undefined;
+  }
   const reason = typeof statusMessage === 'string' ? statusMessage
     : (STATUS_CODES[statusCode] || 'unknown');
-  if (head.begin(null, reason, headers, o.contentLength) === head.FLAT_REFUSED) return undefined;
-  const text = head.text();
+  if (walker.walk(null, reason, headers, o.contentLength) === walker.REFUSED) return undefined;
+  const { parts, length } = walker.state;
   let st = S.VALIDATE | S.CHUNKED_DEFAULT | S.DEFAULT_KA;
   if (o.sendDate) st |= S.SEND_DATE;
   if (o.keepAlive) st |= S.KEEP_ALIVE;
   if (o.hasBody) st |= S.HAS_BODY;
-  const status = statusCode;
-  head.prepare(st, status, 1, o.contentLength === null ? undefined : o.contentLength,
-    o.keepAliveTimeout, o.maxRequestsPerSocket);
+  head.prepare(st, statusCode, 1, parts.length, length,
+    o.contentLength === null ? undefined : o.contentLength, o.keepAliveTimeout, o.maxRequestsPerSocket);
+  head.ints[S.S_WANT_ROLES] = 0;
 
   let body = o.body;
-  if (body === undefined) {
-    return toBuffer(binding.head(text));
-  } else if (typeof body === 'string') {
+  if (body === undefined) return toBuffer(apply(binding.head, undefined, parts));
+  if (typeof body === 'string') {
     const oneByte = o.encoding === 'latin1' || o.encoding === 'binary' ||
       Buffer.byteLength(body, 'utf8') === body.length;
     if (oneByte) {
@@ -116,7 +121,7 @@ function render(statusCode, statusMessage, headers, o) {
   } else {
     head.ints[S.S_BODY_KIND] = S.BODY_BYTES;
   }
-  return toBuffer(binding.message(text, body));
+  return toBuffer(apply(binding.message, undefined, [body, ...parts]));
 }
 
 function buildHead(statusCode, statusMessage, headers, options) {
