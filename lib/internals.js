@@ -1,82 +1,372 @@
 'use strict';
 
 // The one module that reads or writes Node's private response state: the
-// underscore fields of OutgoingMessage / ServerResponse, its private symbols
-// and the socket fields the fast paths depend on.  Every access is listed
-// with the Node majors it was checked on (the source of lib/_http_outgoing.js
-// and lib/_http_server.js of v20.20.2, v22.23.5, v24.22.3 and v26.12.1, and
-// test/differential.js on each).  A major that is not in TESTED is not
-// accelerated: lib/install.js leaves Node's own code in place.
+// underscore fields of OutgoingMessage / ServerResponse, their private
+// symbols, the socket fields the fast paths depend on, and the few private
+// helpers of lib/_http_outgoing.js that lib/outgoing.js needs as Node has
+// them (onFinish, queueEndCallback, strictContentLength, connectionCorkNT,
+// Node's error classes).  Every access is listed with the Node majors it
+// was checked on: the source of lib/_http_outgoing.js, lib/_http_server.js
+// and lib/net.js of v20.20.2, v22.23.5, v24.22.3 and v26.12.1, and the tests
+// on each.  A major that is not in TESTED is not accelerated: lib/install.js
+// leaves Node's own code in place.
 
 const http = require('node:http');
 const net = require('node:net');
 const { OutgoingMessage, ServerResponse } = http;
-
-// A socket whose write() is Node's own (not replaced on the instance by a
-// spy, an APM agent or a test counting the calls): only then may a fast
-// path give it fewer, larger writes than Node would.
-const socketWrite = net.Socket.prototype.write;
 const slots = require('./slots');
 
 const TESTED = [20, 22, 24, 26];
 const major = Number(process.versions.node.split('.')[0]);
 const supported = TESTED.includes(major);
 
+// The release lines whose lib/_http_outgoing.js end(), write_() and
+// uncork() are written alike: 20; 22; 24 and 26 (maybePrepareFinalChunk,
+// end callbacks queued apart from 'finish', kChunkedBuffer merging).
+const LINE = major >= 24 ? 24 : major >= 22 ? 22 : 20;
+
 function findSymbol(object, description) {
   return Object.getOwnPropertySymbols(object).find((s) => s.description === description);
 }
 
-// Symbols are discovered on objects that run no user-visible code when built:
-// an OutgoingMessage (no diagnostics channel) and an http.Server that never
-// listens.
+// Symbols are discovered on objects that run no user-visible code when
+// built: an OutgoingMessage (no diagnostics channel) and an http.Server
+// that never listens.
 const probeMessage = new OutgoingMessage();
 const probeServer = new http.Server();
-const kOutHeaders = findSymbol(probeMessage, 'kOutHeaders'); //        20 22 24 26
-const kCorked = findSymbol(probeMessage, 'corked'); //                 20 22 24 26
-const kChunkedBuffer = findSymbol(probeMessage, 'kChunkedBuffer'); //     22 24 26
-const kUniqueHeaders = findSymbol(probeServer, 'kUniqueHeaders'); //   20 22 24 26
-const kNeedDrain = findSymbol(probeMessage, 'kNeedDrain'); //          20 22 24 26
-const kChunkedLength = findSymbol(probeMessage, 'kChunkedLength'); //     22 24 26
+const kOutHeaders = findSymbol(probeMessage, 'kOutHeaders'); //             20 22 24 26
+const kCorked = findSymbol(probeMessage, 'corked'); //                      20 22 24 26
+const kNeedDrain = findSymbol(probeMessage, 'kNeedDrain'); //               20 22 24 26
+const kBytesWritten = findSymbol(probeMessage, 'kBytesWritten'); //         20 22 24 26
+const kErrored = findSymbol(probeMessage, 'errored'); //                    20 22 24 26
+const kHighWaterMark = findSymbol(probeMessage, 'kHighWaterMark'); //       20 22 24 26
+const kRejectBody = findSymbol(probeMessage, 'kRejectNonStandardBodyWrites'); // 20 22 24 26
+const kChunkedBuffer = findSymbol(probeMessage, 'kChunkedBuffer'); //          22 24 26
+const kChunkedLength = findSymbol(probeMessage, 'kChunkedLength'); //          22 24 26
+const kEndCallbacks = findSymbol(probeMessage, 'kEndCallbacks'); //               24 26
+const kWritableFinished = findSymbol(probeMessage, 'kWritableFinished'); //       24 26
+const kFlushError = findSymbol(probeMessage, 'kFlushError'); //                   24 26
+const kUniqueHeaders = findSymbol(probeServer, 'kUniqueHeaders'); //        20 22 24 26
 
 // What a supported Node must offer; anything missing disables the package.
 function missing() {
   const problems = [];
-  if (!kOutHeaders) problems.push('kOutHeaders');
-  if (!kCorked) problems.push('corked');
-  if (!kUniqueHeaders) problems.push('kUniqueHeaders');
-  if (!kNeedDrain) problems.push('kNeedDrain');
-  if (major >= 22 && !kChunkedBuffer) problems.push('kChunkedBuffer');
-  if (major >= 22 && !kChunkedLength) problems.push('kChunkedLength');
-  for (const name of ['_storeHeader', '_send', '_implicitHeader', 'end', 'write', 'uncork']) {
+  const need = { kOutHeaders, kCorked, kNeedDrain, kBytesWritten, kErrored, kHighWaterMark,
+    kRejectBody, kUniqueHeaders };
+  if (LINE >= 22) Object.assign(need, { kChunkedBuffer, kChunkedLength, kSocket });
+  if (LINE >= 24) Object.assign(need, { kEndCallbacks, kWritableFinished, kFlushError });
+  for (const [name, symbol] of Object.entries(need)) if (symbol === undefined) problems.push(name);
+  for (const name of ['_storeHeader', '_send', '_writeRaw', '_implicitHeader', '_finish', 'end',
+    'write', 'uncork', 'writeHead']) {
     if (typeof ServerResponse.prototype[name] !== 'function') problems.push(name);
   }
+  for (const name of brokenErrorMakers()) problems.push(`error ${name}`);
+  if (LINE >= 24 && nodeNop === undefined) problems.push('nop');
   return problems;
 }
 
-// Node's own methods, taken before anything is patched.
+// Node's own methods, as they are when this module loads.
 const originals = {
   storeHeader: OutgoingMessage.prototype._storeHeader,
+  send: OutgoingMessage.prototype._send,
+  writeRaw: OutgoingMessage.prototype._writeRaw,
   end: OutgoingMessage.prototype.end,
   write: OutgoingMessage.prototype.write,
   uncork: OutgoingMessage.prototype.uncork,
   writeHead: ServerResponse.prototype.writeHead,
+  implicitHeader: ServerResponse.prototype._implicitHeader,
 };
 
-// How chunked write() goes out (OutgoingMessage#write / write_ / uncork):
-// - 20, 22: each write() is its own chunk, sent at once as four _send()s
-//   while the socket is corked until the next tick;
-// - 24, 26: write() corks the response and buffers the data in
-//   kChunkedBuffer; uncork() (next tick, or end()) sends all of it as ONE
-//   chunk.
-const chunksMergeInTick = major >= 24;
+// Whether a method found on the prototypes is Node's own function, by a
+// line of its source that a wrapper (shimmer-style, an APM agent's)
+// would not have: when a module wrapped it before onewrite loaded,
+// `originals` holds the wrapper, and what depends on Node's own behaviour
+// stays off (20 22 24 26).
+const SIGNATURES = {
+  writeHead: "throw new ERR_HTTP_HEADERS_SENT('write')",
+  implicitHeader: 'this.writeHead(this.statusCode)',
+  storeHeader: 'processHeader(this, state, ',
+  send: 'return this._writeRaw(data, encoding, callback',
+  writeRaw: 'conn._httpMessage === this',
+  end: 'write_(this, chunk, encoding, ',
+  write: 'write_(this, chunk, encoding, callback, false)',
+  uncork: LINE >= 22 ? 'this._send(len.toString(16)' : 'this.socket.uncork()',
+};
+const { toString: functionToString } = Function.prototype;
+const pristine = {};
+for (const [name, line] of Object.entries(SIGNATURES)) {
+  const fn = originals[name];
+  pristine[name] = typeof fn === 'function' && functionToString.call(fn).includes(line);
+}
+
+// A socket whose write() is Node's own (not replaced on the instance by a
+// spy, an APM agent or a test counting the calls): only then may a fast
+// path give it fewer, larger writes than Node would.
+const socketWrite = net.Socket.prototype.write;
+
+// ---- Node's errors, made by Node ------------------------------------------
+// Node's error classes are not reachable (its NodeError factories build a
+// plain Error or TypeError and give it a code and a message), so each error
+// a fast path must throw or pass on where Node would is made by running
+// Node's own code on a scratch message with the same arguments: the same
+// class, code and message, a new object each time as Node makes them.
+
+function scratch(fields) {
+  return Object.assign(new OutgoingMessage(), fields);
+}
+
+function thrownBy(fn) {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  return undefined;
+}
+
+// The error Node passes to a callback: fn(cb) calls cb at once or hands it
+// to process.nextTick(), which is held while fn runs so that no tick is
+// queued.
+function passedBy(fn) {
+  const { nextTick } = process;
+  let error;
+  const cb = (err) => {
+    error = err;
+  };
+  process.nextTick = (callback, err) => {
+    if (callback === cb) error = err;
+  };
+  try {
+    fn(cb);
+  } finally {
+    process.nextTick = nextTick;
+  }
+  return error;
+}
+
+const kSocket = findSymbol(probeMessage, 'kSocket'); //                            22 24 26
+
+const errors = {
+  // writeHead(): an invalid statusMessage (20 22 24 26)
+  invalidStatusMessage: () => thrownBy(() =>
+    originals.writeHead.call(scratchResponse({}), 200, '\n')),
+  // write_() and end(): strictContentLength (20 22 24 26)
+  contentLengthMismatch: (written, expected) => {
+    const m = scratch({ _header: 'x', _headerSent: true, strictContentLength: true,
+      _contentLength: expected });
+    m[kBytesWritten] = written;
+    return thrownBy(() => originals.end.call(m));
+  },
+  // write_(): a body for HEAD/204/304 with rejectNonStandardBodyWrites (20 22 24 26)
+  bodyNotAllowed: () => {
+    const m = scratch({ _header: 'x', _hasBody: false });
+    m[kRejectBody] = true;
+    return thrownBy(() => originals.write.call(m, 'x'));
+  },
+  // write_() on a destroyed message (20 22 24 26)
+  destroyedWrite: () => passedBy((cb) => originals.write.call(scratch({ destroyed: true }), 'x', cb)),
+  // onFinish()'s error for an errored socket without an error of its own (24 26)
+  destroyedEnd: () => {
+    const m = scratch({ _header: 'x', _headerSent: true });
+    let finish;
+    const { nextTick } = process;
+    process.nextTick = (callback) => {
+      finish ??= callback;
+    };
+    try {
+      originals.end.call(m);
+    } finally {
+      process.nextTick = nextTick;
+    }
+    m[kSocket] = { _hadError: true };
+    finish();
+    return m[kFlushError];
+  },
+  // queueEndCallback(): end() after 'finish' (24 26)
+  alreadyFinished: () => passedBy((cb) => {
+    const m = scratch({ finished: true });
+    m[kWritableFinished] = true;
+    originals.end.call(m, cb);
+  }),
+};
+
+// Each maker once, at load: it must give Node's error, or the fast paths
+// stay off ('missing').
+const ERROR_CODES = {
+  invalidStatusMessage: ['ERR_INVALID_CHAR'],
+  contentLengthMismatch: ['ERR_HTTP_CONTENT_LENGTH_MISMATCH', 1, 2],
+  bodyNotAllowed: ['ERR_HTTP_BODY_NOT_ALLOWED'],
+  destroyedWrite: ['ERR_STREAM_DESTROYED'],
+  destroyedEnd: ['ERR_STREAM_DESTROYED'],
+  alreadyFinished: ['ERR_STREAM_ALREADY_FINISHED'],
+};
+function brokenErrorMakers() {
+  const broken = [];
+  for (const [name, [code, ...args]] of Object.entries(ERROR_CODES)) {
+    if (LINE < 24 && (name === 'destroyedEnd' || name === 'alreadyFinished')) continue;
+    let err;
+    try {
+      err = errors[name](...args);
+    } catch {
+      err = undefined;
+    }
+    if (!(err instanceof Error) || err.code !== code) broken.push(name);
+  }
+  return broken;
+}
+
+// Node's nop, which uncork() (24 26) tells from a real write callback.
+let nodeNop;
+if (LINE >= 24) {
+  const m = scratch({ _header: 'x', _headerSent: true, chunkedEncoding: true });
+  m[kCorked] = 1;
+  m.write('x');
+  nodeNop = m[kChunkedBuffer][2];
+}
+
+// ---- lib/_http_outgoing.js helpers, as Node has them ------------------------
+
+// function onFinish(outmsg[, err]): the callback of a response's last write.
+// 20 (onFinish), 22 (same, optional chaining), 24 26 (end callbacks first,
+// an error or an errored socket suppresses 'finish').
+let onFinish;
+if (LINE === 20) {
+  onFinish = function onFinish(outmsg) {
+    if (outmsg && outmsg.socket && outmsg.socket._hadError) return;
+    outmsg.emit('finish');
+  };
+} else if (LINE === 22) {
+  onFinish = function onFinish(outmsg) {
+    if (outmsg?.socket?._hadError) return;
+    outmsg.emit('finish');
+  };
+} else {
+  onFinish = function onFinish(outmsg, err) {
+    if (err ||
+        outmsg[kErrored] ||
+        outmsg.socket?.errored ||
+        outmsg.socket?._hadError) {
+      outmsg[kFlushError] = err ?? getEndCallbackError(outmsg);
+      flushEndCallbacks(outmsg, outmsg[kFlushError]);
+      return;
+    }
+    outmsg[kWritableFinished] = true;
+    flushEndCallbacks(outmsg, null);
+    outmsg.emit('finish');
+  };
+}
+
+function flushEndCallbacks(msg, err) { //                                      24 26
+  const callbacks = msg[kEndCallbacks];
+  if (callbacks === null) return;
+  msg[kEndCallbacks] = null;
+  for (let i = 0; i < callbacks.length; i++) callbacks[i](err);
+}
+
+function getEndCallbackError(msg) { //                                         24 26
+  return msg[kErrored] ?? msg.socket?.errored ?? errors.destroyedEnd();
+}
+
+function queueEndCallback(msg, callback) { //                                  24 26
+  if (msg[kWritableFinished]) {
+    callback(errors.alreadyFinished());
+    return;
+  }
+  if (msg[kFlushError] !== null) {
+    process.nextTick(callback, msg[kFlushError]);
+    return;
+  }
+  msg[kEndCallbacks] ??= [];
+  msg[kEndCallbacks].push(callback);
+}
+
+function strictContentLength(msg) { //                                   20 22 24 26
+  return (
+    msg.strictContentLength &&
+    msg._contentLength != null &&
+    msg._hasBody &&
+    !msg._removedContLen &&
+    !msg.chunkedEncoding &&
+    !msg.hasHeader('transfer-encoding')
+  );
+}
+
+// The cork write_() takes for a write() that is not the last (until the
+// next tick): on 20 and 22 the socket's, on 24 and 26 the response's.
+function connectionCorkNT(conn) { //                                          20 22
+  conn.uncork();
+}
+
+function messageCorkNT(msg) { //                                               24 26
+  if (msg[kCorked]) msg.uncork();
+}
+
+function corkForWrite(msg) {
+  if (LINE >= 24) {
+    msg.cork();
+    process.nextTick(messageCorkNT, msg);
+  } else {
+    msg.socket.cork();
+    process.nextTick(connectionCorkNT, msg.socket);
+  }
+}
+
+// The cork the fast chunked write takes for the rest of the tick, as Node's
+// write_() takes the socket's on 20 and 22: the writes of one tick leave in
+// one syscall.
+function corkSocketForTick(socket) {
+  socket.cork();
+  process.nextTick(connectionCorkNT, socket);
+}
+
+// Make the write() just made its own chunk, without sending it before the
+// end of the tick (so that the items of one tick still leave in one
+// syscall, one buffer each), for lib/stream.js:
+// - 20, 22: each write() already is its own chunk, in a socket corked until
+//   the next tick (write_ and connectionCorkNT): nothing to do;
+// - 24, 26: write() corked the response (kCorked 1) and buffers the data,
+//   to be merged with the tick's other writes; uncork() now frames it as
+//   one chunk, into the socket, which is held corked until the next tick
+//   here (messageCorkNT then finds kCorked 0 and does nothing).
+// A cork the user holds (kCorked > 1) is left alone.
+function endChunk(res) {
+  if (LINE < 24) return;
+  const socket = res.socket;
+  if (socket == null || socket._httpMessage !== res || res[kCorked] !== 1) return;
+  if (socket.writableCorked === 1) {
+    // Only write()'s cork: hold the socket for the rest of the tick.
+    corkSocketForTick(socket);
+  }
+  res.uncork();
+}
+
+// end()'s last step on the socket: "Fully uncork connection on end()"
+// (20 22 24 26).
+function uncorkFully(socket) {
+  socket._writableState.corked = 1;
+  socket.uncork();
+}
+
+// end()'s last step on the response's own cork count: 20 sets it to 0; 22,
+// 24 and 26 set it to 1 and uncork(), which flushes buffered chunks.
+function uncorkMessage(msg) {
+  if (LINE === 20) {
+    msg[kCorked] = 0;
+  } else {
+    msg[kCorked] = 1;
+    msg.uncork();
+  }
+}
+
+// ---- a ServerResponse without a socket, for buildHead ---------------------
 
 // A ServerResponse with no request and no socket, for running Node's own
 // code on chosen inputs (buildHead's reference path).  It is made without
 // the ServerResponse constructor, which would announce it on the
 // 'http.server.response.created' diagnostics channel; the fields that
 // constructor sets are set here instead (20 22 24 26).  Node's own
-// _storeHeader and end are pinned on the instance, so an installed
-// onewrite does not take part.
+// _storeHeader, writeHead and end are pinned on the instance, so an
+// installed onewrite does not take part.
 function scratchResponse({ sendDate, keepAlive, hasBody, keepAliveTimeout, maxRequestsPerSocket }) {
   const res = Object.create(ServerResponse.prototype);
   OutgoingMessage.call(res);
@@ -88,6 +378,7 @@ function scratchResponse({ sendDate, keepAlive, hasBody, keepAliveTimeout, maxRe
   res._keepAliveTimeout = keepAliveTimeout;
   res._maxRequestsPerSocket = maxRequestsPerSocket;
   res._storeHeader = originals.storeHeader;
+  res.writeHead = originals.writeHead;
   res.end = originals.end;
   return res;
 }
@@ -99,8 +390,11 @@ function queuedBytes(res) {
     (typeof data === 'string' ? Buffer.from(data, encoding || 'utf8') : data)));
 }
 
-// The Keep-Alive line _storeHeader writes.  v20-v24 print the raw
-// _maxRequestsPerSocket, v26 the ~~ of it (its cached keepAliveHeaderCache).
+// ---- the head ------------------------------------------------------------
+
+// The Keep-Alive line _storeHeader writes, from numbers.  20-24 print the
+// raw _maxRequestsPerSocket, 26 the ~~ of it (its cached
+// keepAliveHeaderCache).
 function keepAliveLine(timeout, max) {
   const timeoutSeconds = Math.floor(timeout / 1000);
   if (major >= 26) {
@@ -162,20 +456,6 @@ function outHeaders(res) {
   return res[kOutHeaders];
 }
 
-// writeHead's steps for 204, 304 and 1xx, and for an unanswered
-// Expect: 100-continue (20 22 24 26).
-function dropBody(res) {
-  res._hasBody = false;
-}
-
-function expectPending(res) {
-  return res._expect_continue && !res._sent100;
-}
-
-function dontKeepAlive(res) {
-  res.shouldKeepAlive = false;
-}
-
 function isOutHeaders(res, headers) {
   return headers === res[kOutHeaders];
 }
@@ -192,31 +472,29 @@ function maxRequestsPerSocket(res) {
   return res._maxRequestsPerSocket;
 }
 
-// A live net.Socket of this response (not queued behind a pipelined
-// response), with Node's own write() (20 22 24 26).
-function ownsWritableSocket(res, socket) {
-  return socket != null && socket._httpMessage === res && socket.write === socketWrite &&
-    socket.writable === true && socket.destroyed === false;
+// writeHead's steps for 204, 304 and 1xx, and for an unanswered
+// Expect: 100-continue (20 22 24 26).
+function dropBody(res) {
+  res._hasBody = false;
 }
 
-// May end() write this response's bytes straight to its socket?  Everything
-// here must hold, or Node's own end() runs (20 22 24 26):
-// - the socket is a live net.Socket owned by this response (not queued
-//   behind a pipelined response, not corked by the user, not destroyed),
-//   with Node's own write();
-// - Node holds nothing back: no queued outputData, no res.cork(), no
-//   buffered chunks (kChunkedBuffer, 22+);
-// - nothing that changes the last bytes: strictContentLength, trailers,
-//   an unanswered Expect: 100-continue.
-function canWriteDirect(res, socket) {
-  return ownsWritableSocket(res, socket) &&
-    socket._handle != null &&
-    res.outputData.length === 0 &&
-    res[kCorked] === 0 &&
-    (kChunkedBuffer === undefined || res[kChunkedBuffer].length === 0) &&
-    res.strictContentLength === false &&
-    res._trailer === '' &&
-    !expectPending(res);
+function expectPending(res) {
+  return res._expect_continue && !res._sent100;
+}
+
+function dontKeepAlive(res) {
+  res.shouldKeepAlive = false;
+}
+
+// What _storeHeader does last when the user set an Expect header (20 22 24 26).
+function flushHead(res) {
+  res._send('');
+}
+
+// ---- the state end(), write() and uncork() read ---------------------------
+
+function headerRendered(res) {
+  return !!res._header;
 }
 
 // The head has been built (by writeHead or _implicitHeader) but not sent.
@@ -228,86 +506,12 @@ function head(res) {
   return res._header;
 }
 
-function headerRendered(res) {
-  return !!res._header;
-}
-
-function markHeadSent(res) {
-  res._headerSent = true;
-}
-
-// What _storeHeader does last when the user set an Expect header (20 22 24 26).
-function flushHead(res) {
-  res._send('');
-}
-
-// The head is on the wire (or merged into a write already made).
 function headSent(res) {
   return res._headerSent;
 }
 
-function setNeedDrain(res) {
-  res[kNeedDrain] = true;
-}
-
-// The chunks a 24+ response holds back until uncork(): [data, encoding,
-// callback, ...] and their byte count.
-function corked(res) {
-  return res[kCorked];
-}
-
-function setCorked(res, n) {
-  res[kCorked] = n;
-}
-
-function chunkedBuffer(res) {
-  return res[kChunkedBuffer];
-}
-
-function clearChunked(res) {
-  res[kChunkedBuffer].length = 0;
-  res[kChunkedLength] = 0;
-}
-
-// What OutgoingMessage#uncork (24, 26) does after a flush.
-function drainIfDone(res) {
-  if (res[kNeedDrain] && res.writableLength === 0) {
-    res[kNeedDrain] = false;
-    res.emit('drain');
-  }
-}
-
-// Make the write() just made its own chunk, without sending it before the
-// end of the tick (so that the items of one tick still leave in one
-// syscall, one buffer each):
-// - 20, 22: each write() already is its own chunk, in a socket corked until
-//   the next tick (write_ and connectionCorkNT): nothing to do;
-// - 24, 26: write() corked the response (kCorked 1) and buffers the data,
-//   to be merged with the tick's other writes; uncork() now frames it as
-//   one chunk, into the socket, which is held corked until the next tick
-//   here (connectionCorkNT then finds kCorked 0 and does nothing).
-// A cork the user holds (kCorked > 1) is left alone.
-function uncorkSocket(socket) {
-  socket.uncork();
-}
-
-// Cork the socket until the next tick, as Node's write_ does with
-// connectionCorkNT (20 22 24 26): the writes of one tick leave in one
-// syscall.
-function corkForTick(socket) {
-  socket.cork();
-  process.nextTick(uncorkSocket, socket);
-}
-
-function endChunk(res) {
-  if (!chunksMergeInTick) return;
-  const socket = res.socket;
-  if (socket == null || socket._httpMessage !== res || res[kCorked] !== 1) return;
-  if (socket.writableCorked === 1) {
-    // Only write()'s cork: hold the socket for the rest of the tick.
-    corkForTick(socket);
-  }
-  res.uncork();
+function markHeadSent(res) {
+  res._headerSent = true;
 }
 
 function hasBody(res) {
@@ -318,22 +522,148 @@ function isChunked(res) {
   return res.chunkedEncoding;
 }
 
-function setChunked(res, value) {
-  res.chunkedEncoding = value;
+function trailer(res) {
+  return res._trailer;
 }
 
+function rejectsBody(res) {
+  return res[kRejectBody];
+}
+
+function bytesWritten(res) {
+  return res[kBytesWritten];
+}
+
+function addBytesWritten(res, n) {
+  res[kBytesWritten] += n;
+}
+
+function setNeedDrain(res) {
+  res[kNeedDrain] = true;
+}
+
+function highWaterMark(res) {
+  return res[kHighWaterMark];
+}
+
+function outputLength(res) {
+  return res.outputData.length;
+}
+
+// The response's own cork count (res.cork()); 20 counts only while there
+// is no socket.
+function corked(res) {
+  return res[kCorked];
+}
+
+function setCorked(res, n) {
+  res[kCorked] = n;
+}
+
+// The chunks a 22+ response holds back until uncork(): [data, encoding,
+// callback, ...] and their byte count; [] on 20.
+const NO_CHUNKS = Object.freeze([]);
+function chunkedBuffer(res) {
+  return kChunkedBuffer === undefined ? NO_CHUNKS : res[kChunkedBuffer];
+}
+
+function chunkedLength(res) {
+  return res[kChunkedLength];
+}
+
+function pushChunk(res, chunk, encoding, callback, len) {
+  res[kChunkedBuffer].push(chunk, encoding, callback);
+  if (len !== undefined) res[kChunkedLength] += len;
+}
+
+function clearChunked(res) {
+  res[kChunkedBuffer].length = 0;
+  res[kChunkedLength] = 0;
+}
+
+function errored(res) {
+  return res[kErrored];
+}
+
+function needDrain(res) {
+  return res[kNeedDrain];
+}
+
+function clearNeedDrain(res) {
+  res[kNeedDrain] = false;
+}
+
+function flushError(res) {
+  return kFlushError === undefined ? null : res[kFlushError];
+}
+
+// ---- the socket ------------------------------------------------------------
+
+// A live net.Socket of this response (not queued behind a pipelined
+// response), with Node's own write() (20 22 24 26).
+function ownsWritableSocket(res, socket) {
+  return socket != null && socket._httpMessage === res && socket.write === socketWrite &&
+    socket.writable === true && socket.destroyed === false;
+}
+
+function socketOwner(socket) {
+  return socket._httpMessage;
+}
+
+function hasHandle(socket) {
+  return socket._handle != null;
+}
+
+function socketWriteIsNodes(socket) {
+  return socket.write === socketWrite;
+}
+
+// Node's _send and _writeRaw, not replaced on the response or its class:
+// the fast paths do what they would do, so a replacement must see Node's
+// calls instead.
+function sendIsNodes(res) {
+  return res._send === originals.send && res._writeRaw === originals.writeRaw;
+}
+
+// The calls end(), write() and uncork() make (20 22 24 26), through the
+// response as Node makes them, so that a method replaced on the response
+// or its class is the one called.
+function send(res, data, encoding, callback, byteLength) {
+  return res._send(data, encoding, callback, byteLength);
+}
+
+function implicitHeader(res) {
+  res._implicitHeader();
+}
+
+function finishMessage(res) {
+  res._finish();
+}
 
 module.exports = {
   TESTED,
-  ownsWritableSocket,
+  LINE,
   major,
   supported,
   missing,
   originals,
+  pristine,
+  errors,
+  nodeNop,
+  symbols: {
+    kOutHeaders, kCorked, kChunkedBuffer, kChunkedLength, kUniqueHeaders, kNeedDrain, kBytesWritten,
+    kErrored, kHighWaterMark, kRejectBody, kEndCallbacks, kWritableFinished, kFlushError,
+  },
+  onFinish,
+  queueEndCallback,
+  strictContentLength,
+  corkForWrite,
+  corkSocketForTick,
+  endChunk,
+  uncorkFully,
+  uncorkMessage,
   scratchResponse,
   queuedBytes,
-  chunksMergeInTick,
-  symbols: { kOutHeaders, kCorked, kChunkedBuffer, kChunkedLength, kUniqueHeaders, kNeedDrain },
   keepAliveLine,
   headState,
   applyState,
@@ -341,29 +671,44 @@ module.exports = {
   contentLength,
   setContentLength,
   outHeaders,
-  dropBody,
-  expectPending,
-  dontKeepAlive,
   isOutHeaders,
   uniqueHeaders,
   keepAliveTimeout,
   maxRequestsPerSocket,
-  canWriteDirect,
+  dropBody,
+  expectPending,
+  dontKeepAlive,
+  flushHead,
+  headerRendered,
   headPending,
   head,
-  headerRendered,
-  markHeadSent,
   headSent,
+  markHeadSent,
+  hasBody,
+  isChunked,
+  trailer,
+  rejectsBody,
+  bytesWritten,
+  addBytesWritten,
   setNeedDrain,
+  highWaterMark,
+  outputLength,
   corked,
   setCorked,
   chunkedBuffer,
+  chunkedLength,
+  pushChunk,
   clearChunked,
-  drainIfDone,
-  endChunk,
-  corkForTick,
-  flushHead,
-  hasBody,
-  isChunked,
-  setChunked,
+  errored,
+  needDrain,
+  clearNeedDrain,
+  flushError,
+  ownsWritableSocket,
+  socketOwner,
+  hasHandle,
+  socketWriteIsNodes,
+  sendIsNodes,
+  send,
+  implicitHeader,
+  finishMessage,
 };

@@ -1,371 +1,273 @@
 'use strict';
 
-// The fast paths.  Each one starts by asking whether it can prove that its
-// bytes and events are Node's; when it cannot, Node's own method runs,
-// untouched.  After the one socket write, Node's own end() finishes the
-// response (finish, close, end callbacks, keep-alive), so the lifecycle is
-// Node's on every version.
+// The fast methods of a ServerResponse: writeHead, _storeHeader, end, write
+// and (24, 26) uncork.  Each starts by asking, without running any code of
+// the user's and without changing anything, whether it can take the call;
+// when it cannot, Node's own method runs from the start, and the reason is
+// counted (status().fallbacks).  When it can, it does what Node's method
+// does, in Node's order (lib/outgoing.js for end/write/uncork; writeHead
+// here), with the head rendered by the addon and the bytes sent in one
+// write.
+//
+// The rule kept everywhere here and in lib/outgoing.js and lib/walk.js:
+//  - a user value is read once, where Node reads it, and never converted
+//    where Node would run its valueOf()/toString(): such a call goes to
+//    Node before anything is read;
+//  - the only code of the user's these methods run is what Node's method
+//    runs at that point (this.setHeader() in writeHead, this._implicitHeader()
+//    in end and write, and the methods Node calls through the response);
+//    no module state is live across such a call, and everything decided
+//    before it is decided again after it.
 
-const { isUint8Array } = require('node:util/types');
-
-const { byteLength } = Buffer;
+const { STATUS_CODES, OutgoingMessage } = require('node:http');
 const internals = require('./internals');
 const head = require('./head');
-const S = require('./slots');
-const { binding } = require('./native');
-const { counters } = require('./stats');
+const outgoing = require('./outgoing');
+const { counters, fallback } = require('./stats');
+const { SEEN_EXPECT } = require('./slots');
 
-const { STATUS_CODES } = require('node:http');
+const { originals, LINE } = internals;
+const OutgoingPrototype = OutgoingMessage.prototype;
 
-const {
-  storeHeader: nodeStoreHeader, end: nodeEnd, writeHead: nodeWriteHead, write: nodeWrite,
-  uncork: nodeUncork,
-} = internals.originals;
+// Node's headerCharRegex: what checkInvalidHeaderChar() rejects.
+const INVALID_HEADER_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
 
-// Bodies above this size are not copied next to their head: they go out as
-// a corked pair of writes (one writev), as Node does.
-const COPY_LIMIT = 16 * 1024;
+// ---- why a call goes to Node --------------------------------------------------
 
-// writeHead(statusCode[, statusMessage][, headers]): Node's own steps, in
-// Node's order (lib/_http_server.js, the same on 20-26 for what is done
-// here), with the head rendered by the addon.  Whatever this does not do
-// itself - the errors, merging headers into setHeader()'s, an unusual
-// statusMessage, a head the addon declines - goes to Node's writeHead with
-// the original arguments.  The assignments made before that point are the
-// ones Node's writeHead starts with, with the same values, so it repeats
-// them to the same effect.
-function writeHead(statusCode, reason, obj) {
-  if (internals.headerRendered(this)) return nodeWriteHead.apply(this, arguments);
-  const code = statusCode | 0;
-  if (code < 100 || code > 999) return nodeWriteHead.apply(this, arguments);
-  if (typeof reason === 'string') {
-    this.statusMessage = reason;
-  } else {
-    if (!this.statusMessage) this.statusMessage = STATUS_CODES[code] || 'unknown';
-    obj ??= reason;
-  }
-  this.statusCode = code;
-  let headers = obj;
-  const out = internals.outHeaders(this);
-  if (out) {
-    if (obj) {
-      // Headers given to writeHead join those set before, as Node merges
-      // them: an object through setHeader, key by key (20-26 alike); an
-      // array (merged differently since 22) is left to Node.
-      if (Array.isArray(obj)) return nodeWriteHead.apply(this, arguments);
-      const keys = Object.keys(obj);
-      for (let i = 0; i < keys.length; i++) {
-        const k = keys[i];
-        if (k) this.setHeader(k, obj[k]);
-      }
-    }
-    headers = out;
-  }
-  const message = this.statusMessage;
-  if (typeof message !== 'string') return nodeWriteHead.apply(this, arguments);
-  if (code === 204 || code === 304 || (code >= 100 && code <= 199)) internals.dropBody(this);
-  if (internals.expectPending(this)) internals.dontKeepAlive(this);
-  const seen = head.storeStatusHeader(this, code, message, headers);
-  // (Handed over, the head is counted by the _storeHeader Node's reaches.)
-  if (seen < 0) return nodeWriteHead.apply(this, arguments);
-  counters.heads++;
-  // Node flushes the head at once when the user set an Expect header.
-  if (seen & S.SEEN_EXPECT) internals.flushHead(this);
-  return this;
-}
-
-// _storeHeader(firstLine, headers), rendered by the addon: reached from
-// Node's own writeHead where ours hands over, and from writeHeader (v20-v24).
-function _storeHeader(firstLine, headers) {
-  const seen = head.storeHeader(this, firstLine, headers);
-  if (seen < 0) {
-    counters.headsToNode++;
-    return nodeStoreHeader.call(this, firstLine, headers);
-  }
-  counters.heads++;
-  if (seen & S.SEEN_EXPECT) internals.flushHead(this);
-}
-
-// How a string body's bytes relate to its characters, for the encodings
-// the fast path takes.  Returns its byte length, or -1 to leave it to Node.
-// `oneByte` tells whether those bytes are the latin1 code units.
-let oneByte = false;
-function stringLength(chunk, encoding) {
-  if (encoding == null || encoding === 'utf8' || encoding === 'utf-8') {
-    const len = byteLength(chunk, 'utf8');
-    oneByte = len === chunk.length;
-    return len;
-  }
-  if (encoding === 'latin1' || encoding === 'binary') {
-    oneByte = true;
-    return chunk.length;
-  }
-  if (encoding === 'ascii') {
-    // Node's 'ascii' writes the low byte of each code unit; for ASCII text
-    // that is the latin1 byte, and anything else is left to Node.
-    oneByte = byteLength(chunk, 'utf8') === chunk.length;
-    return oneByte ? chunk.length : -1;
-  }
-  return -1;
-}
-
-// Node merges the head into a string body's write only for these exact
-// encodings (OutgoingMessage#_send); the merged string goes out in them.
-function mergesAsUtf8(encoding) {
-  return encoding == null || encoding === '' || encoding === 'utf8';
-}
-
-// The byte length of a body or chunk the fast paths send in one write (a
-// Uint8Array, or text that is one-byte or merged as utf8: multibyte text in
-// an encoding Node does not merge with the head is left to Node), or -1.
-function bodyLength(chunk, encoding) {
+// The body of end(chunk) or write(chunk): its byte length and whether its
+// bytes are its latin1 code units, or the reason Node takes it.  Set by
+// bodyRefusal(), read by its caller at once.
+let bodyLength = 0;
+let bodyOneByte = false;
+const KNOWN_ENCODINGS = new Set(['hex', 'base64', 'base64url', 'ucs2', 'ucs-2', 'utf16le',
+  'utf-16le']);
+function bodyRefusal(chunk, encoding) {
   if (typeof chunk === 'string') {
-    const len = stringLength(chunk, encoding);
-    return len >= 0 && (oneByte || mergesAsUtf8(encoding)) ? len : -1;
+    const len = outgoing.textLength(chunk, encoding);
+    if (len < 0) {
+      if (encoding === 'ascii') return 'ascii text not ascii';
+      return typeof encoding === 'string' && KNOWN_ENCODINGS.has(encoding.toLowerCase())
+        ? `encoding ${encoding.toLowerCase()}` : 'encoding unknown';
+    }
+    bodyLength = len;
+    bodyOneByte = len === chunk.length || encoding === 'latin1' || encoding === 'binary';
+  } else if (outgoing.plainBytes(chunk)) {
+    bodyLength = outgoing.typedArrayByteLength(chunk);
+    bodyOneByte = true;
+  } else {
+    return typeof chunk === 'object' && chunk !== null && ArrayBuffer.isView(chunk)
+      ? 'Uint8Array subclass or own length' : 'body not a string or Uint8Array';
   }
-  return isUint8Array(chunk) ? chunk.byteLength : -1;
+  if (bodyLength === 0) return 'empty body';
+  return null;
 }
 
-// end(chunk) in one socket write.  Returns 0 when Node must do everything,
-// 1 when the bytes are out and Node's end() should finish, 2 when, in
-// addition, the chunked last-chunk was written (see end()).
-function writeLast(res, chunk, encoding) {
-  const socket = res.socket;
-  if (res.finished || res.destroyed || !internals.canWriteDirect(res, socket)) return 0;
+// end(chunk) and write(chunk): can the call be taken at all?
+function dataRefusal(res, chunk, encoding) {
+  if (res.finished) return 'finished';
+  if (res.destroyed) return 'destroyed';
+  if (res.strictContentLength) return 'strictContentLength';
+  return bodyRefusal(chunk, encoding) ?? outgoing.socketRefusal(res);
+}
 
-  const len = bodyLength(chunk, encoding);
-  if (len < 0) return 0;
-  const isString = typeof chunk === 'string';
+// ---- the methods -------------------------------------------------------------
 
-  if (!internals.headerRendered(res)) {
-    // What Node's write_() does for end(data): the length first, then the head.
-    internals.setContentLength(res, len);
-    res._implicitHeader();
-  }
-  // A body Node drops or refuses (HEAD, 204, 304): Node's end() takes it.
-  if (!internals.hasBody(res)) return 0;
-  const chunked = internals.isChunked(res);
-  let prefix;
-  if (internals.headPending(res)) {
-    prefix = internals.head(res);
-  } else if (internals.headSent(res) && chunked) {
-    prefix = ''; // the last chunk of a stream: the head went out with an earlier write
-  } else {
-    return 0; // a head already flushed alone (flushHeaders, Expect): Node's end()
+// The set of fast methods, for one place they are put: `gate.on` false
+// makes each of them Node's own (uninstall() leaves a wrapper someone put
+// around one of them in place; it then calls Node's method).  `global`,
+// for the set put on a subclass: the set on http.ServerResponse.prototype,
+// so that a method found there that is neither Node's nor onewrite's (an
+// agent's wrapper) is the one called, as it would be without the subclass.
+function makeMethods(gate, global = null) {
+  const ServerPrototype = require('node:http').ServerResponse.prototype;
+  function wrapper(name, node) {
+    if (global === null) return null;
+    const fn = ServerPrototype[name];
+    return fn !== node && fn !== global[name] ? fn : null;
   }
 
-  if (chunked) {
-    // The data as one chunk, then the last-chunk.  (An empty Buffer gets no
-    // frame from Node: left to it.)
-    if (len === 0) return 0;
-    if (isString || len <= COPY_LIMIT) {
-      const framed = isString ? frame(prefix, chunk, encoding, len) : join(prefix, chunk, 1);
-      if (framed !== undefined) {
-        socket.write(framed + (isString ? '0\r\n\r\n' : ''), isString ? frameEncoding : 'latin1');
-      } else {
-        // Multibyte text after a head Node rendered: the head and size line
-        // as latin1, then the text, as Node sends them, corked together.
-        socket.cork();
-        socket.write(prefix + len.toString(16) + '\r\n', 'latin1');
-        socket.write(chunk + '\r\n0\r\n\r\n', encoding);
+  // writeHead(statusCode[, statusMessage][, headers]): Node's own steps
+  // (lib/_http_server.js), with the head rendered by the addon.  Until the
+  // header merge (which calls this.setHeader(), as Node does) everything
+  // it does Node's writeHead does again to the same effect, so it may still
+  // hand the call over; after it, it finishes as Node would.
+  function writeHead(statusCode, reason, obj) {
+    const other = wrapper('writeHead', originals.writeHead);
+    if (other !== null) return other.apply(this, arguments);
+    if (!gate.on || internals.headerRendered(this) ||
+        (typeof statusCode !== 'number' && typeof statusCode !== 'string')) {
+      return originals.writeHead.apply(this, arguments);
+    }
+    const code = statusCode | 0;
+    if (code < 100 || code > 999) return originals.writeHead.apply(this, arguments);
+    if (typeof reason !== 'string') obj ??= reason;
+    const out = internals.outHeaders(this);
+    // Headers given as an array join setHeader()'s differently on 20 and
+    // on 22+: Node's writeHead does that merge.
+    if (out && Array.isArray(obj)) {
+      fallback('writeHead array merged', 'writeHead');
+      return originals.writeHead.apply(this, arguments);
+    }
+    if (typeof reason === 'string') {
+      this.statusMessage = reason;
+    } else {
+      this.statusMessage ||= STATUS_CODES[code] || 'unknown';
+    }
+    this.statusCode = code;
+    let headers = obj;
+    if (out) {
+      if (obj) {
+        const keys = Object.keys(obj);
+        for (let i = 0; i < keys.length; i++) {
+          const k = keys[i];
+          if (k) this.setHeader(k, obj[k]);
+        }
       }
-    } else {
-      // A large body is not copied: out corked, as one writev.
-      socket.cork();
-      socket.write(prefix + len.toString(16) + '\r\n', 'latin1');
-      socket.write(chunk);
-      socket.write('\r\n0\r\n\r\n', 'latin1');
+      headers = internals.outHeaders(this);
     }
-    internals.markHeadSent(res);
-    internals.setChunked(res, false);
-    return 2;
-  }
-
-  const h = prefix;
-  if (isString) {
-    if (mergesAsUtf8(encoding) && !(oneByte && head.isOwnHead(h))) {
-      // Node merges head and data into one utf8 string: so do we.  (An
-      // all-ASCII head with one-byte data is the same bytes as latin1,
-      // which is cheaper to write: the branch below.)
-      socket.write(h + chunk, 'utf8');
-    } else {
-      // Merged as latin1 ('latin1'), or a latin1 head followed by one-byte data.
-      socket.write(h + chunk, 'latin1');
+    // From here on, what Node's writeHead does after the merge.
+    const dropBody = code === 204 || code === 304 || (code >= 100 && code <= 199);
+    const noKeepAlive = internals.expectPending(this);
+    const message = this.statusMessage;
+    if (typeof message === 'string' && this._storeHeader === ours._storeHeader) {
+      // The reason phrase goes to the addon, which checks it first (as
+      // Node checks it before _storeHeader) and declines an invalid one.
+      const seen = head.storeStatusHeader(this, code, message, headers, dropBody, noKeepAlive);
+      if (seen >= 0) {
+        counters.heads++;
+        if (seen & SEEN_EXPECT) internals.flushHead(this);
+        return this;
+      }
     }
-  } else if (len <= COPY_LIMIT) {
-    const message = join(h, chunk, 0);
-    if (message === undefined) return 0;
-    socket.write(message, 'latin1');
-  } else {
-    // A large body is not copied: head and body go out corked, as one writev.
-    socket.cork();
-    socket.write(h, 'latin1');
-    socket.write(chunk);
+    // Node's remaining steps: check the message, make the status line, drop
+    // the body, keep-alive, _storeHeader through the response.
+    if (INVALID_HEADER_CHAR.test(message)) throw internals.errors.invalidStatusMessage();
+    const statusLine = `HTTP/1.1 ${code} ${typeof message === 'string' ? message : this.statusMessage}\r\n`;
+    if (dropBody) internals.dropBody(this);
+    if (noKeepAlive) internals.dontKeepAlive(this);
+    if (this._storeHeader === ours._storeHeader) {
+      counters.headsToNode++;
+      originals.storeHeader.call(this, statusLine, headers);
+    } else {
+      this._storeHeader(statusLine, headers);
+    }
+    return this;
   }
-  internals.markHeadSent(res);
-  return 1;
-}
 
-// Head (latin1) and bytes copied together by the addon into one latin1
-// string; framed as one chunk and the last-chunk when `framing`.
-function join(h, bytes, framing) {
-  head.ints[S.S_TEXT_LEN] = h.length;
-  head.ints[S.S_BODY_KIND] = S.BODY_BYTES;
-  head.ints[S.S_FRAME] = framing;
-  return binding.join(h, bytes);
-}
-
-function end(chunk, encoding, callback) {
-  if (typeof encoding === 'function') {
-    callback = encoding;
-    encoding = undefined;
+  // _storeHeader(firstLine, headers), rendered by the addon: reached from
+  // Node's writeHead where onewrite's hands it over, and from writeHeader
+  // (20-24).
+  function _storeHeader(firstLine, headers) {
+    const other = wrapper('_storeHeader', originals.storeHeader);
+    if (other !== null) return other.call(this, firstLine, headers);
+    if (!gate.on || OutgoingPrototype._storeHeader !== originals.storeHeader) {
+      if (gate.on) fallback('_storeHeader replaced after install', '_storeHeader');
+      return OutgoingPrototype._storeHeader.call(this, firstLine, headers);
+    }
+    const seen = typeof firstLine === 'string' ? head.storeHeader(this, firstLine, headers) : -1;
+    if (seen < 0) {
+      counters.headsToNode++;
+      return originals.storeHeader.call(this, firstLine, headers);
+    }
+    counters.heads++;
+    if (seen & SEEN_EXPECT) internals.flushHead(this);
   }
-  if (chunk && typeof chunk !== 'function') {
-    const done = writeLast(this, chunk, encoding);
-    if (done !== 0) {
+
+  function end(chunk, encoding, callback) {
+    const other = wrapper('end', originals.end);
+    if (other !== null) return other.apply(this, arguments);
+    if (!gate.on) return originals.end.apply(this, arguments);
+    if (OutgoingPrototype.end !== originals.end) {
+      fallback('end replaced after install', 'end');
+      return OutgoingPrototype.end.apply(this, arguments);
+    }
+    if (typeof chunk === 'function' || !chunk) return originals.end.apply(this, arguments);
+    if (typeof encoding === 'function') {
+      callback = encoding;
+      encoding = null;
+    }
+    const why = dataRefusal(this, chunk, encoding);
+    if (why !== null) {
+      fallback(why, 'end');
+      counters.endsToNode++;
+      return originals.end.call(this, chunk, encoding, callback);
+    }
+    const missed = outgoing.endWithData(this, chunk, encoding, callback, bodyLength, bodyOneByte);
+    if (missed === null) {
       counters.ends++;
-      // The data is out; Node's end() with no data does the rest.  It would
-      // send the chunked last-chunk again, so chunkedEncoding is off while
-      // it runs and back on afterwards, as Node leaves it.
-      nodeEnd.call(this, callback);
-      if (done === 2) internals.setChunked(this, true);
-      return this;
+    } else {
+      fallback(missed, 'end');
+      counters.endsToNode++;
     }
-    counters.endsToNode++;
+    return this;
   }
-  return nodeEnd.call(this, chunk, encoding, callback);
+
+  function write(chunk, encoding, callback) {
+    const other = wrapper('write', originals.write);
+    if (other !== null) return other.apply(this, arguments);
+    if (!gate.on) return originals.write.apply(this, arguments);
+    if (OutgoingPrototype.write !== originals.write) {
+      fallback('write replaced after install', 'write');
+      return OutgoingPrototype.write.apply(this, arguments);
+    }
+    if (typeof encoding === 'function') {
+      callback = encoding;
+      encoding = null;
+    }
+    const why = dataRefusal(this, chunk, encoding);
+    if (why !== null) {
+      fallback(why, 'write');
+      return nodeWrite(this, chunk, encoding, callback);
+    }
+    const ret = outgoing.writeData(this, chunk, encoding, callback, bodyLength, bodyOneByte);
+    const how = outgoing.lastHow();
+    if (how === outgoing.SENT) fallback(outgoing.lastRefusal(), 'write');
+    count(this, how);
+    if (!ret) internals.setNeedDrain(this);
+    return ret;
+  }
+
+  // uncork() on 24 and 26: the chunks buffered since the response was
+  // corked go out as one chunk, as Node sends them, but in one socket write.
+  function uncork() {
+    const other = wrapper('uncork', originals.uncork);
+    if (other !== null) return other.apply(this, arguments);
+    if (!gate.on) return originals.uncork.apply(this, arguments);
+    if (OutgoingPrototype.uncork !== originals.uncork) {
+      fallback('uncork replaced after install', 'uncork');
+      return OutgoingPrototype.uncork.apply(this, arguments);
+    }
+    const n = outgoing.flushChunks(this);
+    if (n > 0) {
+      counters.writes += n;
+      return;
+    }
+    const buffered = internals.chunkedBuffer(this).length;
+    if (internals.corked(this) === 1 && buffered !== 0) {
+      fallback(outgoing.lastRefusal(), 'uncork');
+      counters.writesToNode += buffered / 3;
+    }
+    originals.uncork.call(this);
+  }
+
+  const ours = LINE >= 24 ? { writeHead, _storeHeader, end, write, uncork } :
+    { writeHead, _storeHeader, end, write };
+  return ours;
 }
 
-// ---- chunked write() ------------------------------------------------------
-
-// The bytes of one chunk as a string, with the head in front when it has
-// not gone out yet, and the encoding to write it in; or undefined.  Node
-// sends the size line merged with a pending head as latin1, then the data
-// in its own encoding, then CRLF.
-let frameEncoding = 'latin1';
-function frame(prefix, chunk, encoding, len) {
-  if (typeof chunk !== 'string') {
-    head.ints[S.S_BODY_KIND] = S.BODY_BYTES;
-    const framed = binding.chunk(chunk); // "hex\r\n" data "\r\n"
-    if (framed === undefined) return undefined;
-    frameEncoding = 'latin1';
-    return prefix + framed;
-  }
-  if (oneByte) {
-    frameEncoding = 'latin1';
-  } else {
-    // Multibyte utf8 data: one utf8 string is the same bytes only if the
-    // prefix is ASCII: empty, or a head this package rendered.
-    if (prefix !== '' && !head.isOwnHead(prefix)) return undefined;
-    frameEncoding = 'utf8';
-  }
-  return prefix + len.toString(16) + '\r\n' + chunk + '\r\n';
-}
-
-// write(chunk) where Node sends each write as its own chunk, right away,
-// in four _send()s (size line, CRLF, data, CRLF): always on 20 and 22; on
-// 24 and 26 when the response is not corked but its socket is (Node's
-// write_ then takes its direct path; a socket that is not corked makes
-// Node 24+ cork the response and merge the tick's writes: left to Node).
-// The chunk goes in one socket write instead of four.  Returns undefined
-// to leave the call to Node.
-function writeChunk(res, chunk, encoding, callback) {
-  const socket = res.socket;
-  if (res.finished || res.destroyed || !internals.canWriteDirect(res, socket)) return undefined;
-  if (internals.chunksMergeInTick && !socket.writableCorked) return undefined;
-  const len = bodyLength(chunk, encoding);
-  if (len <= 0) return undefined;
-  if (!internals.headerRendered(res)) res._implicitHeader();
-  if (!internals.hasBody(res) || !internals.isChunked(res)) return undefined;
-  const pending = !internals.headSent(res);
-  const data = frame(pending ? internals.head(res) : '', chunk, encoding, len);
-  if (data === undefined) return undefined;
-  if (!socket.writableCorked) internals.corkForTick(socket);
-  if (pending) internals.markHeadSent(res);
-  return socket.write(data, frameEncoding, callback);
-}
-
-function write(chunk, encoding, callback) {
-  if (typeof encoding === 'function') {
-    callback = encoding;
-    encoding = null;
-  }
-  const ret = writeChunk(this, chunk, encoding, callback);
-  if (ret === undefined) {
-    counters.writesToNode++;
-    return nodeWrite.call(this, chunk, encoding, callback);
-  }
-  counters.writes++;
-  if (!ret) internals.setNeedDrain(this);
+// Node's write() for a call onewrite does not take, counted: once, as
+// Node's, unless Node buffered the chunk to be merged (24, 26), which is
+// counted when it is flushed.
+function nodeWrite(res, chunk, encoding, callback) {
+  const before = internals.chunkedBuffer(res).length;
+  const ret = originals.write.call(res, chunk, encoding, callback);
+  count(res, internals.chunkedBuffer(res).length > before ? outgoing.BUFFERED : outgoing.SENT);
   return ret;
 }
 
-// uncork() on 24 and 26: the chunks buffered since the response was corked
-// go out as one chunk, as Node sends them, but in one socket write.
-// Returns false to leave the call to Node.
-function flushChunks(res) {
-  const buf = internals.chunkedBuffer(res);
-  if (internals.corked(res) !== 1 || buf.length === 0) return false;
-  const socket = res.socket;
-  if (res.destroyed || !internals.isChunked(res) || !internals.ownsWritableSocket(res, socket) ||
-      res.outputData.length !== 0) return false;
-  let data;
-  let callbacks = null;
-  const pending = !internals.headSent(res);
-  const prefix = pending ? internals.head(res) : '';
-  if (buf.length === 3) {
-    const chunk = buf[0];
-    const len = bodyLength(chunk, buf[1]);
-    if (len <= 0) return false;
-    data = frame(prefix, chunk, buf[1], len);
-    callbacks = buf[2];
-  } else {
-    // Several strings: one chunk of all of them, when they are one-byte.
-    let text = '';
-    let len = 0;
-    for (let i = 0; i < buf.length; i += 3) {
-      const chunk = buf[i];
-      if (typeof chunk !== 'string') return false;
-      const n = stringLength(chunk, buf[i + 1]);
-      if (n < 0 || !oneByte) return false;
-      text += chunk;
-      len += n;
-    }
-    if (len === 0) return false;
-    data = frame(prefix, text, 'latin1', len); // all one-byte: framed as latin1
-    const list = [];
-    for (let i = 2; i < buf.length; i += 3) list.push(buf[i]);
-    callbacks = (err) => {
-      for (const cb of list) cb(err);
-    };
-  }
-  if (data === undefined) return false;
-  internals.setCorked(res, 0);
-  try {
-    if (pending) internals.markHeadSent(res);
-    socket.write(data, frameEncoding, callbacks);
-    internals.clearChunked(res);
-  } finally {
-    socket.uncork();
-  }
-  internals.drainIfDone(res);
-  return true;
+function count(res, how) {
+  if (how === outgoing.WROTE) counters.writes++;
+  else if (how === outgoing.SENT || LINE < 24) counters.writesToNode++;
 }
 
-function uncork() {
-  if (flushChunks(this)) {
-    counters.writes++;
-    return;
-  }
-  if (internals.corked(this) === 1 && internals.chunkedBuffer(this).length !== 0) {
-    counters.writesToNode++;
-  }
-  nodeUncork.call(this);
-}
-
-// The methods to put on ServerResponse.prototype for this Node.
-const methods = internals.chunksMergeInTick ?
-  { writeHead, _storeHeader, end, write, uncork } :
-  { writeHead, _storeHeader, end, write };
-
-module.exports = { methods, writeHead, _storeHeader, end };
+module.exports = { makeMethods };

@@ -1,0 +1,551 @@
+'use strict';
+
+// Node's end(chunk), write(chunk) and uncork() for a ServerResponse,
+// transcribed from lib/_http_outgoing.js of each release line (20; 22; 24
+// and 26: internals.LINE), with one difference: where Node sends the bytes
+// of a response - its head, a chunk's size line, the data, CRLF, the
+// last-chunk - in several _send() calls into a corked socket, they go out
+// in one socket write (or, for a large body, one corked writev), when that
+// is provably the same:
+//  - the socket is this response's, writable, with Node's own write(), and
+//    nothing is queued before these bytes (outputData, the response's own
+//    cork, buffered chunks);
+//  - Node's own _send and _writeRaw are the ones the response would call;
+//  - the bytes are the same: the head is merged with text only in the
+//    encodings Node merges it in.
+// Otherwise Node's own _send() calls are made, in Node's order.
+//
+// Every call Node makes through the response (this._implicitHeader(),
+// this._send(), this._finish(), this.emit(), this.once(), this.uncork())
+// or the socket is made the same way here, so a method replaced on the
+// response or its class is the one that runs; and since such a call can
+// run code of the user's, every decision Node takes after it is taken
+// after it here too, from the state as it is then.  The callers have made
+// sure that nothing before the first such call can run user code.
+
+const net = require('node:net');
+const { isUint8Array } = require('node:util/types');
+const Stream = require('node:stream');
+const internals = require('./internals');
+const head = require('./head');
+const S = require('./slots');
+const { binding } = require('./native');
+
+const { LINE, onFinish } = internals;
+const nop = internals.nodeNop || (() => {});
+const crlf = Buffer.from('\r\n');
+
+// Bodies above this size are not copied next to their head: they go out as
+// a corked pair of writes (one writev), as Node sends them.
+const COPY_LIMIT = 16 * 1024;
+
+// ---- the one write ----------------------------------------------------------
+
+// Why the bytes Node would _send() for this response may not go straight
+// to its socket, as a reason, or null (20 22 24 26).  Asked before a fast
+// path starts and again after the last call that could run user code.
+// `flushing`: uncork() is flushing the response's own buffered chunks, so
+// its cork and those chunks are what it undoes.
+function socketRefusal(res, flushing = false) {
+  const socket = res.socket;
+  if (socket == null) return 'no socket';
+  if (internals.socketOwner(socket) !== res) return 'pipelined';
+  if (!internals.socketWriteIsNodes(socket)) {
+    return socket instanceof net.Socket ? 'socket.write replaced' : 'socket not a net.Socket';
+  }
+  if (socket.destroyed) return 'socket destroyed';
+  if (!socket.writable) return 'socket not writable';
+  if (!internals.hasHandle(socket)) return 'socket without a handle';
+  if (!internals.sendIsNodes(res)) return '_send replaced';
+  if (internals.outputLength(res) !== 0) return 'output queued';
+  if (flushing) return null;
+  if (internals.corked(res) !== 0) return 'corked';
+  if (internals.chunkedBuffer(res).length !== 0) return 'chunks buffered';
+  return null;
+}
+
+// Node merges a pending head into a string write only for these exact
+// encodings (OutgoingMessage#_send), and writes the merged string in them.
+function mergesWithHead(encoding) {
+  return encoding === 'utf8' || encoding === 'latin1' || !encoding;
+}
+
+// The head still to send ('' once it is on its way), as Node's _send()
+// would prepend it, marking it sent.
+function takeHead(msg) {
+  if (!internals.headPending(msg)) return '';
+  const h = internals.head(msg);
+  internals.markHeadSent(msg);
+  return h;
+}
+
+// A head that is ASCII: '' or one this package rendered.  Text after it may
+// then be written with it as UTF-8.
+function asciiHead(h) {
+  return h === '' || head.isOwnHead(h);
+}
+
+// Why the last helper below answered undefined, read by its caller at once.
+let refusal = '';
+
+// The head (or '') and a string or bytes, unframed: what Node's
+// _send(chunk) sends, merged or not.  Returns the socket.write() result,
+// or undefined (nothing written, `refusal` set) where one write cannot
+// carry it.
+function writePlain(socket, h, chunk, encoding, len, oneByte, callback) {
+  if (typeof chunk === 'string') {
+    if (h === '') return socket.write(chunk, encoding, callback);
+    if (encoding === 'latin1' || encoding === 'binary' || (oneByte && asciiHead(h))) {
+      // The head is latin1; so is this text, byte for byte.
+      return socket.write(h + chunk, 'latin1', callback);
+    }
+    if (mergesWithHead(encoding)) return socket.write(h + chunk, 'utf8', callback); // as Node merges it
+    if (asciiHead(h)) return socket.write(h + chunk, 'utf8', callback); // 'utf-8': head apart, same bytes
+    refusal = 'latin1 head before utf-8 text';
+    return undefined;
+  }
+  if (h === '') return socket.write(chunk, null, callback);
+  if (len <= COPY_LIMIT) {
+    const joined = join(h, chunk, 0);
+    return joined === undefined ? undefined : socket.write(joined, 'latin1', callback);
+  }
+  // A large body is not copied: the head, then the body (a corked socket
+  // makes one writev of them).
+  socket.write(h, 'latin1');
+  return socket.write(chunk, null, callback);
+}
+
+// The head (or ''), one chunk framed as Node frames it ("hex\r\n" data
+// "\r\n") and `after` (the last-chunk, for end(); '' for write()).
+function writeFramed(socket, h, chunk, encoding, len, oneByte, after, callback) {
+  const size = len.toString(16) + '\r\n';
+  if (typeof chunk === 'string') {
+    if (oneByte) return socket.write(h + size + chunk + '\r\n' + after, 'latin1', callback);
+    if (asciiHead(h) && !NOT_ASCII.test(after)) {
+      return socket.write(h + size + chunk + '\r\n' + after, 'utf8', callback);
+    }
+    // A latin1 head or trailer and multibyte text: in their own encodings.
+    socket.write(h + size, 'latin1');
+    if (after === '') return socket.write(chunk + '\r\n', encoding, callback);
+    socket.write(chunk + '\r\n', encoding);
+    return socket.write(after, 'latin1', callback);
+  }
+  if (len <= COPY_LIMIT) {
+    if (after === LAST_CHUNK) {
+      const joined = join(h, chunk, 1);
+      return joined === undefined ? undefined : socket.write(joined, 'latin1', callback);
+    }
+    const framed = frameBytes(chunk);
+    return framed === undefined ? undefined : socket.write(h + framed + after, 'latin1', callback);
+  }
+  socket.write(h + size, 'latin1');
+  socket.write(chunk);
+  return socket.write('\r\n' + after, 'latin1', callback);
+}
+
+const LAST_CHUNK = '0\r\n\r\n';
+const NOT_ASCII = /[^\x00-\x7f]/;
+
+// Head (latin1) and bytes copied together by the addon into one latin1
+// string; framed as one chunk and the last-chunk when `framing`.
+function join(h, bytes, framing) {
+  head.ints[S.S_TEXT_LEN] = h.length;
+  head.ints[S.S_BODY_KIND] = S.BODY_BYTES;
+  head.ints[S.S_FRAME] = framing;
+  const joined = binding.join(h, bytes);
+  if (joined === undefined) refusal = `join: ${S.RESULTS[head.ints[S.S_RESULT]]}`;
+  return joined;
+}
+
+// "hex\r\n" bytes "\r\n" as a latin1 string.
+function frameBytes(bytes) {
+  head.ints[S.S_BODY_KIND] = S.BODY_BYTES;
+  const framed = binding.chunk(bytes);
+  if (framed === undefined) refusal = `chunk: ${S.RESULTS[head.ints[S.S_RESULT]]}`;
+  return framed;
+}
+
+// A chunk's bytes as they are now: a string cannot change; bytes can be
+// detached or resized by user code between the length Node took and the
+// write, and then only Node's own steps are the same.
+function sameLength(chunk, len) {
+  return typeof chunk === 'string' || typedArrayByteLength(chunk) === len;
+}
+
+// The byte length of a typed array as the typed array itself knows it
+// (TypedArray.prototype's getter: 0 once detached), whatever a subclass or
+// the object says.
+const byteLengthGetter = Object.getOwnPropertyDescriptor(
+  Object.getPrototypeOf(Uint8Array.prototype), 'byteLength').get;
+function typedArrayByteLength(a) {
+  return byteLengthGetter.call(a);
+}
+
+// ---- end(chunk) ---------------------------------------------------------------
+
+// The last bytes of end(chunk) in one write: write_()'s data and end()'s
+// last _send ('' or the last-chunk), with `callback` (onFinish) on the
+// write.  Returns null when they went out, or why Node's steps must be
+// taken (nothing written).
+function sendLast(msg, chunk, encoding, len, oneByte, callback) {
+  const why = socketRefusal(msg) ?? (msg.finished ? 'finished in the head'
+    : msg.destroyed ? 'destroyed in the head'
+      : msg.strictContentLength ? 'strictContentLength set in the head'
+        : !internals.headerRendered(msg) ? 'no head'
+          : !sameLength(chunk, len) ? 'body changed in the head' : null);
+  if (why !== null) return why;
+  const socket = msg.socket;
+  if (!internals.hasBody(msg)) {
+    // write_() drops the data (and ticks its callback); end() then sends the
+    // head alone.
+    if (internals.rejectsBody(msg)) return 'body not allowed';
+    process.nextTick(nop);
+    socket.write(takeHead(msg), 'latin1', callback);
+    return null;
+  }
+  const h = internals.headPending(msg) ? internals.head(msg) : '';
+  let ret;
+  if (internals.isChunked(msg)) {
+    const trailer = internals.trailer(msg);
+    const after = trailer === '' ? LAST_CHUNK : '0\r\n' + trailer + '\r\n';
+    ret = writeFramed(socket, h, chunk, encoding, len, oneByte, after, callback);
+  } else {
+    ret = writePlain(socket, h, chunk, encoding, len, oneByte, callback);
+  }
+  if (ret === undefined) return refusal;
+  if (h !== '') internals.markHeadSent(msg);
+  return null;
+}
+
+// What write_() does after the head is rendered (20 22 24 26): the data,
+// as one chunk or as is, through this._send().
+function writeRest(msg, chunk, encoding, callback, fromEnd, len) {
+  if (!internals.hasBody(msg)) {
+    if (internals.rejectsBody(msg)) throw internals.errors.bodyNotAllowed();
+    process.nextTick(callback);
+    return true;
+  }
+  // (24 26: a chunked string in an unknown encoding throws here; the fast
+  // paths take only utf8, latin1 and ascii, which Node knows.)
+  if (!fromEnd && msg.socket && !msg.socket.writableCorked) internals.corkForWrite(msg);
+  let ret;
+  if (internals.isChunked(msg) && chunk.length !== 0) {
+    if (LINE === 22 && internals.corked(msg) && internals.headSent(msg)) {
+      internals.pushChunk(msg, chunk, encoding, callback, len);
+      ret = internals.chunkedLength(msg) < internals.highWaterMark(msg);
+    } else if (LINE >= 24 && internals.corked(msg)) {
+      if (typeof chunk !== 'string' && !(chunk instanceof Buffer)) {
+        chunk = Stream._uint8ArrayToBuffer(chunk);
+      }
+      internals.pushChunk(msg, chunk, encoding, callback, len);
+      ret = msg.writableLength < msg.writableHighWaterMark;
+    } else {
+      internals.send(msg, len.toString(16), 'latin1', null);
+      internals.send(msg, crlf, null, null);
+      internals.send(msg, chunk, encoding, null, len);
+      ret = internals.send(msg, crlf, null, callback);
+    }
+  } else if (LINE >= 24 && internals.isChunked(msg) && internals.corked(msg) &&
+             internals.chunkedBuffer(msg).length !== 0) {
+    internals.pushChunk(msg, chunk, encoding, callback);
+    ret = msg.writableLength < msg.writableHighWaterMark;
+  } else {
+    ret = internals.send(msg, chunk, encoding, callback, len);
+  }
+  return ret;
+}
+
+// write_()'s first checks (24 26), for the write end() makes after its
+// maybePrepareFinalChunk(): false when write_() returns there.
+function writeChecks24(msg, chunk, encoding, callback) {
+  if (msg.finished) {
+    // Node's onError(msg, ERR_STREAM_WRITE_AFTER_END, callback), which only
+    // Node can schedule as it does: its end() does exactly that for a
+    // finished message, and nothing else.
+    internals.originals.end.call(msg, chunk, null, callback);
+    return false;
+  }
+  if (msg.destroyed) {
+    process.nextTick(callback, internals.errors.destroyedWrite());
+    return false;
+  }
+  return true;
+}
+
+// The strict Content-Length check of write_() (20 22 24 26).
+function strictCheck(msg, len, fromEnd) {
+  if (!msg.strictContentLength) return;
+  const written = internals.bytesWritten(msg);
+  const expected = internals.contentLength(msg);
+  if (internals.strictContentLength(msg) &&
+      (fromEnd ? written + len !== expected : written + len > expected)) {
+    throw internals.errors.contentLengthMismatch(len + written, expected);
+  }
+  internals.addBytesWritten(msg, len);
+}
+
+// end(chunk, encoding, callback) for a truthy chunk of `len` bytes (a
+// string in utf8, latin1 or ascii, or a Uint8Array, len > 0), on a
+// response that is not finished or destroyed and owns its socket,
+// strictContentLength off, nothing run or changed yet (the caller checked
+// all of it, running no user code).  Returns null when the last bytes went
+// out in one write, else why not (Node's _send()s sent them).
+function endWithData(msg, chunk, encoding, callback, len, oneByte) {
+  // if (this.socket) this.socket.cork();
+  msg.socket.cork();
+  let why;
+  let tailSends; // end()'s own last _send() is still to come
+  if (LINE >= 24) {
+    // maybePrepareFinalChunk(): destroyed and strictContentLength are known
+    // false here.
+    let finishCallback = null;
+    if (!internals.headerRendered(msg)) {
+      internals.setContentLength(msg, len);
+      internals.implicitHeader(msg);
+    }
+    if (internals.headerRendered(msg) && internals.hasBody(msg) && !internals.isChunked(msg)) {
+      if (typeof callback === 'function') {
+        internals.queueEndCallback(msg, callback);
+        callback = undefined;
+      }
+      finishCallback = onFinish.bind(undefined, msg);
+    }
+    // write_(this, chunk, encoding, finishCallback, true)
+    const writeCallback = finishCallback ?? nop;
+    why = 'finished or destroyed in the head';
+    if (writeChecks24(msg, chunk, encoding, writeCallback)) {
+      const now = typeof chunk === 'string' ? len : typedArrayByteLength(chunk);
+      strictCheck(msg, now, true);
+      if (!internals.headerRendered(msg)) {
+        internals.setContentLength(msg, now);
+        internals.implicitHeader(msg);
+      }
+      const last = finishCallback ?? onFinish.bind(undefined, msg);
+      why = sendLast(msg, chunk, encoding, now, oneByte, last);
+      if (why !== null) writeRest(msg, chunk, encoding, writeCallback, true, now);
+    }
+    tailSends = why !== null && finishCallback === null;
+    if (typeof callback === 'function') internals.queueEndCallback(msg, callback);
+  } else {
+    // write_(this, chunk, encoding, null, true): its checks passed (the
+    // caller's), then the head.
+    if (!internals.headerRendered(msg)) {
+      internals.setContentLength(msg, len);
+      internals.implicitHeader(msg);
+    }
+    why = sendLast(msg, chunk, encoding, len, oneByte, onFinish.bind(undefined, msg));
+    if (why !== null) writeRest(msg, chunk, encoding, nop, true, len);
+    tailSends = why !== null;
+    if (typeof callback === 'function') msg.once('finish', callback);
+  }
+  endTail(msg, tailSends, true);
+  return why;
+}
+
+// What end() does after its data: the strict check, (24 26) buffered
+// chunks flushed, its last _send() (`tailSends`: unless the one write
+// carried it, or 24/26 attached onFinish to the data's write), the socket
+// fully uncorked, finished, 'prefinish'.
+function endTail(msg, tailSends, hadChunk) {
+  if (internals.strictContentLength(msg) &&
+      internals.bytesWritten(msg) !== internals.contentLength(msg)) {
+    throw internals.errors.contentLengthMismatch(internals.bytesWritten(msg),
+      internals.contentLength(msg));
+  }
+  if (LINE >= 24 && internals.chunkedBuffer(msg).length !== 0) {
+    msg.socket?.cork();
+    internals.setCorked(msg, 1);
+    msg.uncork();
+  }
+  if (tailSends) {
+    const finish = onFinish.bind(undefined, msg);
+    if (internals.hasBody(msg) && internals.isChunked(msg)) {
+      internals.send(msg, '0\r\n' + internals.trailer(msg) + '\r\n', 'latin1', finish);
+    } else if (!internals.headSent(msg) || msg.writableLength || hadChunk) {
+      internals.send(msg, '', 'latin1', finish);
+    } else {
+      process.nextTick(finish);
+    }
+  }
+  const socket = msg.socket;
+  if (socket) internals.uncorkFully(socket);
+  internals.uncorkMessage(msg);
+  msg.finished = true;
+  if (internals.outputLength(msg) === 0 && msg.socket && internals.socketOwner(msg.socket) === msg) {
+    internals.finishMessage(msg);
+  }
+}
+
+// ---- write(chunk) -----------------------------------------------------------------
+
+// write(chunk, encoding, callback) for a chunk of `len` > 0 bytes (as for
+// end), on a response that is not finished or destroyed and owns its
+// socket, strictContentLength off, nothing run yet: write_(this, chunk,
+// encoding, callback, false), with the chunk framed in one socket write
+// where Node would send it in four _send()s.  Returns what write_()
+// returns; lastHow() then tells whether the chunk was written here
+// (WROTE), handed to _send() (SENT, lastRefusal() says why) or buffered
+// to be merged (BUFFERED: 24 26, or 22 under res.cork()).
+const SENT = 0;
+const WROTE = 1;
+const BUFFERED = 2;
+let how = SENT; // set at the end of writeData(), after its last call out
+function writeData(msg, chunk, encoding, callback, len, oneByte) {
+  if (typeof callback !== 'function') callback = nop;
+  if (!internals.headerRendered(msg)) internals.implicitHeader(msg);
+  const why = writeDirect(msg, chunk, encoding, len, oneByte, callback);
+  if (why === null) {
+    how = WROTE;
+    return lastRet;
+  }
+  const before = internals.chunkedBuffer(msg).length;
+  const ret = writeRest(msg, chunk, encoding, callback, false, len);
+  how = internals.chunkedBuffer(msg).length !== before ? BUFFERED : SENT;
+  refusal = why;
+  return ret;
+}
+
+// The chunk of write() in one framed socket write, as write_()'s own steps
+// would send it after the head (the cork for the tick included).  Returns
+// null when written (lastRet: the socket's answer), else why not.
+let lastRet = true;
+function writeDirect(msg, chunk, encoding, len, oneByte, callback) {
+  if (!internals.hasBody(msg)) return 'no body (HEAD, 204, 304)';
+  if (!internals.isChunked(msg)) return 'content-length body write';
+  const why = socketRefusal(msg) ?? (msg.finished ? 'finished in the head'
+    : msg.destroyed ? 'destroyed in the head'
+      : msg.strictContentLength ? 'strictContentLength set in the head'
+        : !sameLength(chunk, len) ? 'body changed in the head' : null);
+  if (why !== null) return why;
+  const socket = msg.socket;
+  // 24 26: a socket that is not corked makes write_() cork the response
+  // and buffer the chunk, to be merged with the tick's other writes (and
+  // flushed by uncork()): not a hand-over.
+  if (LINE >= 24 && !socket.writableCorked) return 'merged in the tick';
+  if (!socket.writableCorked) internals.corkSocketForTick(socket);
+  const h = internals.headPending(msg) ? internals.head(msg) : '';
+  const ret = writeFramed(socket, h, chunk, encoding, len, oneByte, '', callback);
+  if (ret === undefined) return refusal;
+  if (h !== '') internals.markHeadSent(msg);
+  lastRet = ret;
+  return null;
+}
+
+function lastHow() {
+  return how;
+}
+
+function lastRefusal() {
+  return refusal;
+}
+
+// ---- uncork() (24 26) ------------------------------------------------------------
+
+// uncork() when it flushes the buffered chunks (kCorked 1, chunks there, a
+// chunked response owning its socket): Node sends them as ONE chunk in
+// _send()s; here that chunk goes out in one write when its data can be one
+// string (a single chunk, or one-byte strings).  Returns the number of
+// write() calls it carried, or 0 when Node's uncork() must run (nothing
+// done).
+function flushChunks(msg) {
+  const buf = internals.chunkedBuffer(msg);
+  if (internals.corked(msg) !== 1 || buf.length === 0) return 0;
+  if (msg.destroyed) return flushRefused('destroyed');
+  if (!internals.isChunked(msg)) return flushRefused('not chunked');
+  const socket = msg.socket;
+  // (The response's own cork is 1 here: that is what this flush undoes.)
+  const why = socketRefusal(msg, true);
+  if (why !== null) return flushRefused(why);
+  const len = internals.chunkedLength(msg);
+  let data;
+  let encoding;
+  let oneByte = true;
+  if (buf.length === 3) {
+    data = buf[0];
+    encoding = buf[1];
+    if (typeof data === 'string') {
+      const n = textLength(data, encoding);
+      if (n !== len) return flushRefused('chunk not utf8, latin1 or ascii');
+      oneByte = n === data.length || encoding === 'latin1' || encoding === 'binary';
+    } else if (!plainBytes(data) || typedArrayByteLength(data) !== len) {
+      return flushRefused('Uint8Array subclass or own length');
+    }
+  } else {
+    // Several: one string of them all, when they are one-byte text.
+    data = '';
+    for (let i = 0; i < buf.length; i += 3) {
+      const chunk = buf[i];
+      if (typeof chunk !== 'string' || textLength(chunk, buf[i + 1]) !== chunk.length) {
+        return flushRefused('chunks not all one-byte text');
+      }
+      data += chunk;
+    }
+    if (data.length !== len) return flushRefused('chunks not all one-byte text');
+    encoding = 'latin1';
+  }
+  const callbacks = [];
+  for (let i = 2; i < buf.length; i += 3) callbacks.push(buf[i]);
+  const n = buf.length / 3;
+  internals.setCorked(msg, 0);
+  try {
+    const h = internals.headPending(msg) ? internals.head(msg) : '';
+    const ret = writeFramed(socket, h, data, encoding, len, oneByte, '', (err) => {
+      for (const callback of callbacks) callback(err);
+    });
+    if (ret === undefined) {
+      internals.setCorked(msg, 1);
+      return 0; // (refusal set by the write helper)
+    }
+    if (h !== '') internals.markHeadSent(msg);
+    internals.clearChunked(msg);
+  } finally {
+    // (On the refusal above the socket is left as it was.)
+    if (internals.corked(msg) === 0) socket.uncork();
+  }
+  if (internals.needDrain(msg) && msg.writableLength === 0) {
+    internals.clearNeedDrain(msg);
+    msg.emit('drain');
+  }
+  return n;
+}
+
+function flushRefused(why) {
+  refusal = why;
+  return 0;
+}
+
+// ---- bodies ------------------------------------------------------------------------
+
+// A Uint8Array whose length and byte length are the typed array's own: a
+// Buffer or a plain Uint8Array, no subclass, no property of its own over
+// them (Node reads chunk.byteLength and chunk.length, which such a thing
+// could answer with code of the user's).
+const FastBufferPrototype = Buffer.prototype;
+const Uint8ArrayPrototype = Uint8Array.prototype;
+const { getPrototypeOf } = Object;
+const { hasOwn } = Object;
+function plainBytes(chunk) {
+  if (!isUint8Array(chunk)) return false;
+  const proto = getPrototypeOf(chunk);
+  return (proto === FastBufferPrototype || proto === Uint8ArrayPrototype) &&
+    !hasOwn(chunk, 'byteLength') && !hasOwn(chunk, 'length');
+}
+
+// The byte length Node gives a string in the encodings the fast paths take
+// (Buffer.byteLength), or -1: utf8 (and its spellings, and none), latin1,
+// and ascii when the text is ASCII (Node writes the low byte of each code
+// unit there, which for other text is not what byteLength counts).
+const { byteLength } = Buffer;
+function textLength(chunk, encoding) {
+  if (encoding == null || encoding === 'utf8' || encoding === 'utf-8' || encoding === '') {
+    return byteLength(chunk, 'utf8');
+  }
+  if (encoding === 'latin1' || encoding === 'binary') return chunk.length;
+  if (encoding === 'ascii') return byteLength(chunk, 'utf8') === chunk.length ? chunk.length : -1;
+  return -1;
+}
+
+module.exports = {
+  endWithData, writeData, lastHow, lastRefusal, flushChunks, textLength, plainBytes,
+  typedArrayByteLength, socketRefusal, SENT, WROTE, BUFFERED,
+};
