@@ -4,7 +4,7 @@
 //
 //   require('onewrite').install()      patch http.ServerResponse.prototype
 //   require('onewrite').uninstall()    put Node's own methods back
-//   require('onewrite').status()       { active, available, reason, node, tested }
+//   require('onewrite').status()       { active, mode, available, reason, counters, fallbacks, ... }
 //   require('onewrite').ServerResponse for http.createServer({ ServerResponse })
 //   require('onewrite').buildHead(...) the native head builder, on its own
 //   require('onewrite').sse(res) / .ndjson(res)  streaming writers

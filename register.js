@@ -1,4 +1,4 @@
 'use strict';
 
 // node -r onewrite/register app.js
-require('./lib/install').install();
+require('./lib/install').register();

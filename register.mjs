@@ -2,4 +2,4 @@
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-require('./lib/install.js').install();
+require('./lib/install.js').register();

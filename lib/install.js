@@ -1,15 +1,21 @@
 'use strict';
 
 // Decides whether the fast paths can run here, puts them on
-// http.ServerResponse.prototype (install) or on a subclass, and takes them
-// off again (uninstall) leaving the prototype exactly as it was.
+// http.ServerResponse.prototype (install) or on a subclass, takes them off
+// again (uninstall), and says what it did (status, register's warning).
+//
+// Other modules' wrappers are kept: a method found wrapped at install()
+// (an APM agent loaded first) is left in place, and the fast path that
+// would replace it stays off; a wrapper put around one of onewrite's
+// methods after install() stays in place at uninstall(), and onewrite's
+// method inside it then does what Node's does; a method of Node's that is
+// replaced after install() on OutgoingMessage.prototype (end, write,
+// uncork, _storeHeader) is the one onewrite calls from then on.
 
 const http = require('node:http');
 const native = require('./native');
 const internals = require('./internals');
 const stats = require('./stats');
-
-let saved = null; // own property descriptors of ServerResponse.prototype before install
 
 // Why the fast paths cannot run here, or null.  Checked once, at load.
 function whyUnavailable({ disable, version, tested, binding, error, missing }) {
@@ -35,30 +41,78 @@ const reason = whyUnavailable({
   missing: internals.supported ? internals.missing() : [],
 });
 const response = reason === null ? require('./response') : null;
-const PATCHED = response === null ? [] : Object.keys(response.methods);
+
+// Node's own function each fast method takes the place of, and the ones it
+// relies on being Node's (it does what they would do).
+const NODE = {
+  writeHead: 'writeHead',
+  _storeHeader: 'storeHeader',
+  end: 'end',
+  write: 'write',
+  uncork: 'uncork',
+};
+const RELIES_ON = {
+  writeHead: ['storeHeader'],
+  _storeHeader: ['storeHeader'],
+  end: ['end', 'send', 'writeRaw', 'implicitHeader'],
+  write: ['write', 'send', 'writeRaw', 'implicitHeader'],
+  uncork: ['uncork', 'send', 'writeRaw'],
+};
+
+// The fast methods whose Node functions are Node's own here; for the others,
+// why not.
+const notNodes = {};
+function usable(names) {
+  return names.filter((name) => {
+    const bad = RELIES_ON[name].filter((n) => !internals.pristine[n]);
+    if (bad.length > 0) notNodes[name] = `wrapped before onewrite loaded: ${bad.join(', ')}`;
+    return bad.length === 0;
+  });
+}
+
+const gate = { on: false }; // the methods on http.ServerResponse.prototype
+const methods = response === null ? {} : response.makeMethods(gate);
+const PATCHED = usable(Object.keys(methods));
+
+let saved = null; // own property descriptors of ServerResponse.prototype before install
+const skipped = {}; // fast methods install() left out, and why
 
 function install() {
-  if (response === null || saved !== null) return saved !== null;
+  if (response === null) return false;
+  gate.on = true;
+  if (saved !== null) return true;
   const proto = http.ServerResponse.prototype;
   saved = {};
-  for (const name of PATCHED) saved[name] = Object.getOwnPropertyDescriptor(proto, name);
-  putMethods(proto);
+  for (const name of PATCHED) {
+    // A method that is not Node's own any more (a wrapper, or one of
+    // onewrite's inside a wrapper left from an earlier install) stays.
+    if (proto[name] !== internals.originals[NODE[name]]) {
+      skipped[name] = 'wrapped by another module before install(): left in place';
+      continue;
+    }
+    delete skipped[name];
+    saved[name] = Object.getOwnPropertyDescriptor(proto, name);
+    putMethod(proto, name, methods[name]);
+  }
   return true;
 }
 
-// The fast paths on `proto`, as methods (non-enumerable, like Node's own).
-function putMethods(proto) {
-  for (const name of PATCHED) {
-    Object.defineProperty(proto, name, {
-      value: response.methods[name], writable: true, configurable: true, enumerable: false,
-    });
-  }
+// A fast method on `proto`, as a method (non-enumerable, like Node's own).
+function putMethod(proto, name, fn) {
+  Object.defineProperty(proto, name, {
+    value: fn, writable: true, configurable: true, enumerable: false,
+  });
 }
 
 function uninstall() {
   if (saved === null) return false;
+  gate.on = false;
   const proto = http.ServerResponse.prototype;
-  for (const name of PATCHED) {
+  for (const name of Object.keys(saved)) {
+    const own = Object.getOwnPropertyDescriptor(proto, name);
+    // One wrapped since install() stays, calling onewrite's, which now
+    // does what Node's does.
+    if (own === undefined || own.value !== methods[name]) continue;
     if (saved[name] === undefined) delete proto[name];
     else Object.defineProperty(proto, name, saved[name]);
   }
@@ -68,20 +122,68 @@ function uninstall() {
 
 // For http.createServer({ ServerResponse }): the fast paths on a subclass,
 // nothing global touched.  Without them it is a plain subclass.
-class ServerResponse extends http.ServerResponse {}
-if (response !== null) putMethods(ServerResponse.prototype);
+let subclassUsed = false;
+class ServerResponse extends http.ServerResponse {
+  constructor(req, options) {
+    super(req, options);
+    subclassUsed = true;
+  }
+}
+if (response !== null) {
+  const always = response.makeMethods({ on: true }, methods);
+  for (const name of PATCHED) putMethod(ServerResponse.prototype, name, always[name]);
+}
+
+// Node's methods on OutgoingMessage.prototype that were replaced since
+// onewrite loaded: their replacement is the one called.
+function replacedSinceLoad() {
+  const proto = http.OutgoingMessage.prototype;
+  const out = [];
+  for (const [name, key] of [['end', 'end'], ['write', 'write'], ['uncork', 'uncork'],
+    ['_storeHeader', 'storeHeader'], ['_send', 'send'], ['_writeRaw', 'writeRaw']]) {
+    if (proto[name] !== internals.originals[key]) out.push(name);
+  }
+  return out;
+}
 
 function status() {
+  const mode = saved !== null ? 'installed' : subclassUsed && reason === null ? 'subclass' : 'off';
+  const left = {};
+  for (const [name, why] of Object.entries({ ...notNodes, ...skipped })) left[name] = why;
+  for (const name of replacedSinceLoad()) {
+    left[name] = 'OutgoingMessage.prototype.' + name +
+      ' replaced after onewrite loaded: the replacement runs, its fast path is off';
+  }
   return {
-    active: saved !== null,
+    active: mode !== 'off',
+    mode,
     available: reason === null,
-    reason: reason === null ? (saved !== null ? null : 'not installed') : reason,
+    reason: reason !== null ? reason : mode === 'off' ? 'not installed' : null,
     node: process.versions.node,
     tested: internals.TESTED.slice(),
     counters: stats.snapshot(),
+    fallbacks: stats.fallbackSnapshot(),
+    left,
   };
 }
 
+// onewrite/register: install, and say so when it cannot: one warning with
+// a code (none under ONEWRITE_DISABLE=1, which is asked for), or, with
+// ONEWRITE_STRICT=1, an error at startup (for deploy checks).  Nothing is
+// printed when it is active.
+function register() {
+  if (process.env.ONEWRITE_DISABLE === '1') return false;
+  if (install()) return true;
+  const message = `onewrite is not active: ${reason}; Node's own code serves every response`;
+  if (process.env.ONEWRITE_STRICT === '1') {
+    const err = new Error(`${message} (ONEWRITE_STRICT=1)`);
+    err.code = 'ONEWRITE_INACTIVE';
+    throw err;
+  }
+  process.emitWarning(message, { code: 'ONEWRITE_INACTIVE' });
+  return false;
+}
+
 module.exports = {
-  install, uninstall, status, ServerResponse, available: reason === null, whyUnavailable,
+  install, uninstall, status, register, ServerResponse, available: reason === null, whyUnavailable,
 };

@@ -1,8 +1,10 @@
 'use strict';
 
 // Every case the fast paths refuse: Node's own code must run (its counter
-// in status().counters moves, the fast one does not), and the bytes must be
-// stock Node's.
+// in status().counters moves, the fast one does not), the reason must be
+// counted under its name in status().fallbacks, and the bytes must be
+// stock Node's.  Then the cases that once went to Node and that the fast
+// paths now take, with Node's bytes.
 
 const t = require('tap');
 const http = require('node:http');
@@ -11,69 +13,68 @@ const onewrite = require('..');
 const { exchange, normalise, serverPair } = require('./helpers/wire');
 
 const counters = () => onewrite.status().counters;
+const reasons = () => onewrite.status().fallbacks;
 const major = Number(process.versions.node.split('.')[0]);
 const FAST = { headsToNode: 'heads', endsToNode: 'ends', writesToNode: 'writes' };
 
-// name -> [handler, the counter of Node's path that must move, server
-// options, raw request].  The fast counter of the same kind must not move.
-// Where the case is not a refusal on this Node, the counter named is the
-// fast one that must move instead ('ends').
+// name -> [handler, the counter of Node's path that must move, the reason
+// counted, server options, raw request].  The fast counter of the same kind
+// must not move.  Where the case is not a refusal on this Node, the counter
+// named is the fast one that must move instead ('ends'), and no reason.
 const CASES = {
   'latin1 Content-Disposition': [(req, res) => {
     res.setHeader('Content-Disposition', 'attachment; filename="caf\u00e9.txt"');
     res.end('x');
-  }, 'headsToNode'],
+  }, 'headsToNode', 'non-ascii head'],
   'latin1 value in writeHead': [(req, res) => {
     res.writeHead(200, { 'X-Name': 'Jos\u00e9' });
     res.end('x');
-  }, 'headsToNode'],
+  }, 'headsToNode', 'non-ascii head'],
   'Set-Cookie array in uniqueHeaders': [(req, res) => {
     res.setHeader('Set-Cookie', ['a=1', 'b=2']);
     res.end('x');
-  }, 'headsToNode', { uniqueHeaders: ['set-cookie'] }],
+  }, 'headsToNode', 'unique header joined', { uniqueHeaders: ['set-cookie'] }],
   'Cookie array joined': [(req, res) => {
     res.setHeader('Cookie', ['a=1', 'b=2']);
     res.end('x');
-  }, 'headsToNode'],
-  'trailers': [(req, res) => {
-    res.writeHead(200, { Trailer: 'X-Sum' });
-    res.addTrailers({ 'X-Sum': '42' });
-    res.end('data');
-  }, 'endsToNode'],
-  'hex encoding': [(req, res) => res.end('68656c6c6f', 'hex'), 'endsToNode'],
-  'base64 encoding': [(req, res) => res.end('aGVsbG8=', 'base64'), 'endsToNode'],
-  'utf16le encoding': [(req, res) => res.end('hi', 'utf16le'), 'endsToNode'],
-  'multibyte text as utf-8 spelled with a dash': [(req, res) => res.end('\u20ac', 'utf-8'), 'endsToNode'],
+  }, 'headsToNode', 'cookie joined'],
+  'a header getter': [(req, res) => {
+    res.writeHead(200, { get 'X-Lazy'() { return 'v'; } });
+    res.end('x');
+  }, 'headsToNode', 'header getter or proxy'],
+  'a header object value': [(req, res) => {
+    res.setHeader('X-Obj', { toString: () => 'v' });
+    res.end('x');
+  }, 'headsToNode', 'header value not a string or number'],
+  'maxRequestsPerSocket an object': [(req, res) => {
+    res.end('x');
+  }, 'headsToNode', 'keep-alive settings not numbers', { maxRequestsPerSocket: { valueOf: () => 3 } }],
+  'hex encoding': [(req, res) => res.end('68656c6c6f', 'hex'), 'endsToNode', 'encoding hex'],
+  'base64 encoding': [(req, res) => res.end('aGVsbG8=', 'base64'), 'endsToNode', 'encoding base64'],
+  'utf16le encoding': [(req, res) => res.end('hi', 'utf16le'), 'endsToNode', 'encoding utf16le'],
+  'ascii encoding of text that is not ascii': [(req, res) => res.end('caf\u00e9', 'ascii'),
+    'endsToNode', 'ascii text not ascii'],
   // On 20 res.cork() corks the socket alone (kCorked counts only without a
   // socket): a write into a corked socket is Node's own behaviour there, and
   // end() flushes it; 22+ count it and the fast path refuses.
   'corked response': [(req, res) => {
     res.cork();
     res.end('x');
-  }, major >= 22 ? 'endsToNode' : 'ends'],
+  }, major >= 22 ? 'endsToNode' : 'ends', major >= 22 ? 'corked' : null],
   'strictContentLength': [(req, res) => {
     res.strictContentLength = true;
     res.setHeader('Content-Length', '1');
     res.end('x');
-  }, 'endsToNode'],
-  'flushHeaders first, then a Content-Length body': [(req, res) => {
-    res.setHeader('Content-Length', '1');
-    res.flushHeaders();
-    res.end('x');
-  }, 'endsToNode'],
+  }, 'endsToNode', 'strictContentLength'],
   'socket destroyed': [(req, res) => {
     res.socket.destroy();
     res.end('x');
-  }, 'endsToNode'],
-  'Expect: 100-continue not answered': [(req, res) => res.end('no continue'), 'endsToNode',
-    { checkContinue: true }, 'POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'],
-  'HEAD request body dropped': [(req, res) => res.end('dropped'), 'endsToNode', {},
-    'HEAD / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'],
+  }, 'endsToNode', 'socket destroyed'],
   'write() of a non-chunked response': [(req, res) => {
     res.setHeader('Content-Length', '2');
     res.write('a');
     res.end('b');
-  }, 'writesToNode'],
+  }, 'writesToNode', 'content-length body write'],
   // A spy (or an APM agent) on socket.write must see Node's calls.
   'socket.write replaced on the instance': [(req, res) => {
     const write = res.socket.write;
@@ -82,36 +83,89 @@ const CASES = {
     };
     res.writeHead(200, { 'X-A': 'b' });
     res.end('spied');
-  }, 'endsToNode'],
+  }, 'endsToNode', 'socket.write replaced'],
+  // So must a spy on the response's _send.
+  '_send replaced on the instance': [(req, res) => {
+    const send = res._send;
+    res._send = function spied(...args) {
+      return send.apply(this, args);
+    };
+    res.end('spied');
+  }, 'endsToNode', '_send replaced'],
   'write() of a string in base64': [(req, res) => {
     res.write('aGk=', 'base64');
     res.end();
-  }, 'writesToNode'],
+  }, 'writesToNode', 'encoding base64'],
 };
 
-t.test('each refused case runs Node\'s code and sends Node\'s bytes', async (t) => {
-  for (const [name, [handler, counter, options = {}, raw]] of Object.entries(CASES)) {
+// name -> [handler, server options, raw request]: once handed to Node, now
+// Node's steps with the bytes in one write; the fast end must run.
+const ACCELERATED = {
+  'trailers': [(req, res) => {
+    res.writeHead(200, { Trailer: 'X-Sum' });
+    res.addTrailers({ 'X-Sum': '42' });
+    res.end('data');
+  }],
+  'multibyte text as utf-8 spelled with a dash': [(req, res) => res.end('\u20ac', 'utf-8')],
+  'flushHeaders first, then a Content-Length body': [(req, res) => {
+    res.setHeader('Content-Length', '1');
+    res.flushHeaders();
+    res.end('x');
+  }],
+  'Expect: 100-continue not answered': [(req, res) => res.end('no continue'),
+    { checkContinue: true }, 'POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'],
+  'HEAD request body dropped': [(req, res) => res.end('dropped'), {},
+    'HEAD / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'],
+};
+
+const CLOSE = 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
+
+// Both servers of a pair with the same handler and options; the counters
+// and reasons around the onewrite side's exchange.
+async function runPair(t, handler, options = {}, raw = CLOSE) {
+  const { checkContinue, maxRequestsPerSocket, ...serverOptions } = options;
+  const { stock, fast, stockPort: p1, fastPort: p2 } = await serverPair(t, () => handler, serverOptions);
+  if (checkContinue) {
+    // Answer without sending 100 Continue: the response is final while the
+    // client still waits to send its body.
+    stock.on('checkContinue', handler);
+    fast.on('checkContinue', handler);
+  }
+  if (maxRequestsPerSocket !== undefined) {
+    stock.maxRequestsPerSocket = maxRequestsPerSocket;
+    fast.maxRequestsPerSocket = maxRequestsPerSocket;
+  }
+  const a = await exchange(p1, raw);
+  const before = counters();
+  const beforeReasons = reasons();
+  const b = await exchange(p2, raw);
+  return { a, b, before, after: counters(), beforeReasons, afterReasons: reasons() };
+}
+
+t.test('each refused case runs Node\'s code, names its reason and sends Node\'s bytes', async (t) => {
+  for (const [name, [handler, counter, reason, options, raw]] of Object.entries(CASES)) {
     await t.test(name, async (t) => {
-      const serverOptions = options.uniqueHeaders ? { uniqueHeaders: options.uniqueHeaders } : {};
-      const { stock, fast, stockPort: p1, fastPort: p2 } = await serverPair(t, () => handler, serverOptions);
-      if (options.checkContinue) {
-        // Answer without sending 100 Continue: the response is final while the
-        // client still waits to send its body.
-        stock.on('checkContinue', handler);
-        fast.on('checkContinue', handler);
-      }
-      const request = raw || 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
-      const before = counters();
-      const a = await exchange(p1, request);
-      const b = await exchange(p2, request);
-      const after = counters();
+      const { a, b, before, after, beforeReasons, afterReasons } = await runPair(t, handler, options, raw);
       t.equal(normalise(b.bytes), normalise(a.bytes), `${name}: Node's bytes`);
       if (counter === 'ends') {
         t.ok(after.ends > before.ends, `${name}: not a refusal on Node ${major}: the fast end ran`);
       } else {
         t.ok(after[counter] > before[counter], `${name}: ${counter} moved`);
         t.equal(after[FAST[counter]], before[FAST[counter]], `${name}: ${FAST[counter]} did not`);
+        t.ok((afterReasons[reason] || 0) > (beforeReasons[reason] || 0),
+          `${name}: counted as '${reason}' (${JSON.stringify(afterReasons)})`);
       }
+    });
+  }
+});
+
+t.test('cases once handed to Node now take the fast end, with Node\'s bytes', async (t) => {
+  for (const [name, [handler, options, raw]] of Object.entries(ACCELERATED)) {
+    await t.test(name, async (t) => {
+      const { a, b, before, after } = await runPair(t, handler, options, raw);
+      t.equal(normalise(b.bytes), normalise(a.bytes), `${name}: Node's bytes`);
+      t.ok(after.ends > before.ends, `${name}: the fast end ran`);
+      t.equal(after.endsToNode, before.endsToNode, `${name}: not handed to Node`);
     });
   }
 });

@@ -22,6 +22,7 @@ t.test('require() alone patches nothing', async (t) => {
   const onewrite = require('..');
   t.same(descriptors(), before);
   t.equal(onewrite.status().active, false);
+  t.equal(onewrite.status().mode, 'off');
   t.equal(onewrite.status().available, true, onewrite.status().reason || '');
   t.equal(onewrite.status().reason, 'not installed');
 });
@@ -34,6 +35,7 @@ t.test('install() and uninstall(): idempotent, and an exact restore', async (t) 
   t.not(patched.end, before.end, 'end is replaced');
   t.not(patched.writeHead.value, before.writeHead.value, 'writeHead is replaced');
   t.equal(onewrite.status().active, true);
+  t.equal(onewrite.status().mode, 'installed');
   t.equal(onewrite.status().reason, null);
   t.equal(onewrite.install(), true, 'installing again is a no-op');
   t.same(descriptors(), patched, 'nothing changed by the second install');
@@ -62,6 +64,12 @@ t.test('the ServerResponse subclass leaves the prototype alone', async (t) => {
   server.close();
   t.equal(body, 'sub');
   t.same(descriptors(), before);
+  // Used this way, status() says so, and its counters are this server's.
+  const s = onewrite.status();
+  t.equal(s.mode, 'subclass');
+  t.equal(s.active, true);
+  t.equal(s.reason, null);
+  t.ok(s.counters.ends > 0, 'the subclass\'s fast end is counted');
 });
 
 // Run a snippet in a child Node, with a clean environment: env -i, since
@@ -140,7 +148,10 @@ t.test('why the fast paths cannot run, for each reason', async (t) => {
 t.test('status() shape', async (t) => {
   const onewrite = require('..');
   const s = onewrite.status();
-  t.same(Object.keys(s).sort(), ['active', 'available', 'counters', 'node', 'reason', 'tested']);
+  t.same(Object.keys(s).sort(),
+    ['active', 'available', 'counters', 'fallbacks', 'left', 'mode', 'node', 'reason', 'tested']);
+  t.ok(['installed', 'subclass', 'off'].includes(s.mode), `mode ${s.mode}`);
+  t.same(s.left, {}, 'no fast method left out: nothing wrapped them');
   t.equal(s.node, process.versions.node);
   t.same(s.tested, [20, 22, 24, 26]);
   t.same(Object.keys(s.counters).sort(),
