@@ -1,0 +1,117 @@
+'use strict';
+
+// The Node-API glue (csrc/binding.c) on its own: it declines, it never
+// throws, aborts or truncates.  Whatever it is given - arguments of the
+// wrong type or number, lengths that do not match the text, characters
+// that would lose bits as latin1 - it answers undefined and says why in
+// the result slot, so that Node's own code runs.  Its shared memory cannot
+// be reached or detached from outside.
+
+const t = require('tap');
+const path = require('node:path');
+const native = require('../lib/native');
+const S = require('../lib/slots');
+
+const { binding, ints, nums } = native;
+const reason = () => S.RESULTS[ints[S.S_RESULT]];
+
+// A head request as lib/head.js makes one: a reason phrase and pairs.
+function render(parts, { hint, st = S.VALIDATE | S.HAS_BODY | S.CHUNKED_DEFAULT } = {}) {
+  ints[S.S_STATE] = st;
+  ints[S.S_STATUS] = 200;
+  ints[S.S_NPARTS] = parts.length;
+  ints[S.S_TEXT_LEN] = hint ?? parts.reduce((n, p) => n + p.length, 0);
+  ints[S.S_LINE_MODE] = 1;
+  ints[S.S_BODY_KIND] = S.BODY_NONE;
+  ints[S.S_WANT_ROLES] = 0;
+  return Reflect.apply(binding.head, undefined, parts);
+}
+
+t.test('the layout JS and C share agrees', async (t) => {
+  t.equal(S.ROLES_OFFSET + S.MAX_ROLES, require('node-gyp-build')(path.join(__dirname, '..')).sharedBytes);
+  t.ok(S.INT_SLOTS * 4 <= S.DOUBLES_OFFSET && S.DOUBLES_OFFSET + S.DOUBLE_SLOTS * 8 <= S.ROLES_OFFSET);
+});
+
+t.test('a head renders; the roles and the Content-Length come back', async (t) => {
+  ints[S.S_WANT_ROLES] = 1;
+  const h = render(['OK', 'Content-Type', 'text/plain', 'Content-Length', '42', 'Connection', 'close']);
+  t.equal(h, 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 42\r\n' +
+    'Connection: close\r\n\r\n');
+  t.equal(ints[S.S_CL_PAIR], 1);
+  t.equal(ints[S.S_CL_SIMPLE], 1);
+  t.equal(nums[S.D_USER_CL], 42);
+});
+
+t.test('the memory JS and C share cannot be reached or detached from outside', async (t) => {
+  // The same exports a user gets by loading the binary: no way to the memory.
+  const raw = require('node-gyp-build')(path.join(__dirname, '..'));
+  t.equal(raw.attach, undefined, 'attach() is gone once used');
+  t.notOk(Object.values(raw).some((v) => v instanceof ArrayBuffer || ArrayBuffer.isView(v)),
+    'no buffer among the exports');
+  // The memory lib/native.js holds is a SharedArrayBuffer, which cannot be detached.
+  t.ok(ints.buffer instanceof SharedArrayBuffer);
+  t.throws(() => structuredClone(ints.buffer, { transfer: [ints.buffer] }));
+  t.equal(ints.length, S.INT_SLOTS, 'still attached');
+});
+
+t.test('arguments of the wrong kind are declined, not thrown', async (t) => {
+  for (const bad of [[], [1], [null], [{}], ['OK', 1, 'v'], ['OK', 'n'], [Symbol('s')]]) {
+    let out;
+    t.doesNotThrow(() => {
+      out = render(bad, { hint: 10 });
+    }, `head(${bad.length} args)`);
+    t.equal(out, undefined);
+  }
+  t.equal(binding.join(), undefined);
+  t.equal(binding.join('head', 'not bytes'), undefined);
+  t.equal(binding.chunk(42), undefined);
+  t.equal(binding.setDate({}), undefined);
+  t.equal(binding.setKeepAlive(), undefined);
+});
+
+t.test('a part longer than the lengths told is seen, not cut', async (t) => {
+  const parts = ['OK', 'X-A', 'a value longer than the hint says'];
+  t.equal(render(parts, { hint: 10 }), undefined);
+  t.equal(reason(), 'head shape');
+  // The same parts with the right hint render whole.
+  t.match(render(parts), /X-A: a value longer than the hint says\r\n/);
+  // The count of parts must be the one told, too.
+  ints[S.S_NPARTS] = 5;
+  t.equal(Reflect.apply(binding.head, undefined, parts), undefined);
+});
+
+t.test('characters beyond ASCII are declined, whatever their low byte', async (t) => {
+  // U+0141 would be 0x41 ('A') as latin1; U+0100 would be NUL.
+  for (const ch of ['\u0141', '\u0100', '\u00e9', '\ud83d\ude00', '\ud800']) {
+    t.equal(render(['OK', 'X-A', `v${ch}`]), undefined, JSON.stringify(ch));
+    t.equal(reason(), 'non-ascii head');
+    t.equal(render([`O${ch}K`]), undefined);
+  }
+});
+
+t.test('join() sees a head longer than told and a detached body', async (t) => {
+  ints[S.S_TEXT_LEN] = 3;
+  ints[S.S_BODY_KIND] = S.BODY_BYTES;
+  ints[S.S_FRAME] = 0;
+  t.equal(binding.join('HEAD', Buffer.from('x')), undefined, 'a head of 4 where 3 was told');
+  t.equal(reason(), 'head shape');
+  ints[S.S_TEXT_LEN] = 4;
+  t.equal(binding.join('HEAD', Buffer.from('x')), 'HEADx');
+  const u8 = new Uint8Array(4).fill(0x41);
+  structuredClone(u8.buffer, { transfer: [u8.buffer] });
+  t.equal(binding.join('HEAD', u8), 'HEAD', 'a detached body has no bytes left to copy');
+  ints[S.S_BODY_KIND] = S.BODY_BYTES;
+  t.equal(binding.chunk(u8), undefined, 'and no chunk to frame');
+});
+
+t.test('a one-byte body string longer than told is seen', async (t) => {
+  ints[S.S_BODY_KIND] = S.BODY_ONE_BYTE;
+  nums[S.D_BODY_LEN] = 2;
+  ints[S.S_STATE] = S.HAS_BODY | S.CHUNKED_DEFAULT;
+  ints[S.S_STATUS] = 200;
+  ints[S.S_NPARTS] = 1;
+  ints[S.S_TEXT_LEN] = 2;
+  ints[S.S_LINE_MODE] = 1;
+  t.equal(binding.message('body', 'OK'), undefined);
+  t.equal(reason(), 'head shape');
+});
