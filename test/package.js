@@ -3,10 +3,12 @@
 // What `npm pack` ships, and what a user gets from it:
 //   a. the file list: exactly the whitelist in package.json "files";
 //   b. an install from the tarball with no C compiler on PATH: the prebuild
-//      loads, install() turns the fast paths on, a server uses them;
+//      loads, install() turns the fast paths on, a server uses them, and
+//      the `onewrite` bin runs (its byte check; the load needs autocannon,
+//      which a production install does not pull in);
 //   c. an install with neither a prebuild nor a local build: the package
-//      loads, says why it is off, patches nothing, and servers send stock
-//      bytes.
+//      loads, says why it is off, patches nothing, servers send stock
+//      bytes, and `onewrite compare` says why there is nothing to compare.
 //
 // Everything runs on a copy of the package in a temp dir (node_modules
 // linked), so packing (whose prepack rebuilds build/) never touches the
@@ -125,8 +127,10 @@ for (const file of DECOYS) {
 function expectedFiles() {
   const files = ['package.json', 'README.md', 'LICENSE', 'index.js', 'index.d.ts',
     'register.js', 'register.mjs', 'binding.gyp'];
-  for (const f of fs.readdirSync(path.join(PKG, 'lib'), { recursive: true })) {
-    if (fs.statSync(path.join(PKG, 'lib', f)).isFile()) files.push(`lib/${f}`);
+  for (const dir of ['lib', 'bin']) {
+    for (const f of fs.readdirSync(path.join(PKG, dir), { recursive: true })) {
+      if (fs.statSync(path.join(PKG, dir, f)).isFile()) files.push(`${dir}/${f}`);
+    }
   }
   for (const f of fs.readdirSync(path.join(PKG, 'csrc'))) {
     if (/\.[ch]$/.test(f)) files.push(`csrc/${f}`);
@@ -154,6 +158,7 @@ t.test('a. npm pack --dry-run lists exactly the whitelisted files', async (t) =>
   t.same(files, expectedFiles(), 'the whitelist, exactly');
   t.same(files.filter((f) => FORBIDDEN.test(f)), [], 'no tests, benchmarks, build leftovers');
   for (const f of ['index.d.ts', 'csrc/head.c', 'csrc/binding.c', 'csrc/head.h', 'lib/native.js',
+    'bin/onewrite.js', 'lib/compare/index.js', 'lib/compare/reporter.js', 'lib/compare/client.js',
     `prebuilds/${PLATFORM}/${prebuilt[0]}`]) {
     t.ok(files.includes(f), `ships ${f}`);
   }
@@ -359,6 +364,21 @@ t.test('b. installs from the tarball without a C compiler, and the prebuild runs
     '--moduleResolution', 'nodenext', '--types', 'node', '--skipLibCheck', '--pretty', 'false', usage],
   { cwd: app, env: { PATH: DEV_PATH } });
   ok(t, types, 'tsc --strict accepts test/types/usage.ts against the installed package');
+
+  // The bin, as npm linked it: `onewrite compare` runs the byte check from
+  // the installed package (its own register.js), and as autocannon, an
+  // optional peer dependency, was not installed with it, ends with the
+  // one-line hint instead of the load.
+  t.notOk(fs.existsSync(path.join(app, 'node_modules', 'autocannon')), 'autocannon was not installed with onewrite');
+  fs.writeFileSync(path.join(app, 'server.js'), "require('node:http').createServer((req, res) => res.end('hi'))" +
+    '.listen(Number(process.env.PORT), "127.0.0.1");\n');
+  const compare = await run(path.join(app, 'node_modules', '.bin', 'onewrite'), ['compare', 'server.js'],
+    { cwd: app, env: NO_CC_ENV, timeout: 60000 });
+  t.equal(compare.code, 1, 'npx onewrite compare without autocannon: exit status 1', { stdout: compare.stdout, stderr: compare.stderr });
+  t.match(compare.stdout, /\n {2}\/ +identical +\d+ bytes +fast paths: head, end\n/, 'the byte check ran on the installed package');
+  t.equal(compare.stderr.split('\n').slice(-2).join('\n'),
+    'onewrite compare needs autocannon to drive the load: npm install --no-save autocannon\n',
+    'and ends with the one-line hint (after its progress lines)');
 });
 
 // ---- c. no binary at all ----------------------------------------------------
@@ -401,4 +421,12 @@ t.test('c. with neither a prebuild nor a build, it loads, stays off and changes 
   t.same(out.counters, {
     heads: 0, headsToNode: 0, ends: 0, endsToNode: 0, writes: 0, writesToNode: 0,
   }, 'no fast path ran');
+
+  // `onewrite compare` says why there is nothing to compare.
+  fs.writeFileSync(path.join(app, 'server.js'), "require('node:http').createServer((req, res) => res.end('hi'))" +
+    '.listen(Number(process.env.PORT), "127.0.0.1");\n');
+  const compare = await run(path.join(app, 'node_modules', '.bin', 'onewrite'), ['compare', 'server.js'],
+    { cwd: app, env: NO_CC_ENV, timeout: 60000 });
+  t.equal(compare.code, 1, 'onewrite compare: exit status 1', { stdout: compare.stdout, stderr: compare.stderr });
+  t.match(compare.stderr, /onewrite is not active in the app: the native addon could not be loaded/, 'and why');
 });

@@ -1,0 +1,169 @@
+'use strict';
+
+// `npx onewrite compare`, run as a user runs it (bin/onewrite.js in a child,
+// clean environment) against a small Express app and a small Fastify app:
+// the byte check says identical for every path and names the fast paths
+// each answer used and what was handed over to Node and why; the load
+// rounds print CPU per request and req/s with numbers; the chart is an SVG.
+// Then what a user meets when something is off: an answer that differs
+// (exit 1, the difference shown, no load), an answer that varies by
+// itself, an app that dies before it listens, a wrong command line.
+//
+// Short rounds (the plumbing, not the gain: the machine is shared).
+
+const t = require('tap');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+
+const ROOT = path.join(__dirname, '..');
+const BIN = path.join(ROOT, 'bin', 'onewrite.js');
+const FIXTURES = path.join(__dirname, 'fixtures');
+const PATHS = ['/', '/json', '/hex', '/latin1'];
+const SHORT = ['--rounds=2', '--duration=1', '--warmup=0', '--connections=10'];
+
+// Whether this onewrite counts its hand-overs by reason (status().fallbacks).
+const REASONS = require('..').status().fallbacks !== undefined;
+
+const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'onewrite-compare-test-'));
+t.teardown(() => fs.rmSync(TMP, { recursive: true, force: true }));
+
+// bin/onewrite.js with `args`, under `env -i` (tap's hooks in NODE_OPTIONS
+// stay out of the command and of the apps it starts).
+function onewrite(args, { cwd = TMP, timeout = 60000 } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn('/usr/bin/env', ['-i', `PATH=${process.env.PATH}`, `HOME=${os.homedir()}`,
+      process.execPath, BIN, ...args], { cwd });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    // Too long: SIGTERM first, so that it stops the apps it started.
+    const timer = setTimeout(() => {
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 10000).unref();
+    }, timeout);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+// The byte check's line for a path.
+function lineOf(stdout, p) {
+  return stdout.split('\n').find((l) => l.startsWith(`  ${p} `)) || '';
+}
+
+for (const framework of ['express', 'fastify']) {
+  t.test(`${framework}: same bytes, the fast paths named, the figures and the chart`, async (t) => {
+    const out = path.join(TMP, `${framework}.svg`);
+    const r = await onewrite(['compare', path.join(FIXTURES, `${framework}-app.js`),
+      ...PATHS.flatMap((p) => ['--path', p]), ...SHORT, `--out=${out}`]);
+    t.comment(r.stdout);
+    t.equal(r.code, 0, 'exit status 0', { stderr: r.stderr.slice(-3000) });
+
+    for (const p of PATHS) t.match(lineOf(r.stdout, p), /^ {2}\S+\s+identical\s+\d+ bytes/, `${p}: identical`);
+    for (const p of ['/', '/json']) {
+      t.match(lineOf(r.stdout, p), /fast paths: head, end$/, `${p}: head and end took the fast paths, nothing handed over`);
+    }
+    const hex = lineOf(r.stdout, '/hex');
+    t.match(hex, /fast paths: head;/, '/hex: the head took the fast path');
+    t.match(hex, /handed over to Node: end;/, "/hex: end(str, 'hex') was handed over to Node");
+    const latin1 = lineOf(r.stdout, '/latin1');
+    t.match(latin1, /fast paths: end;/, '/latin1: the end took the fast path');
+    t.match(latin1, /handed over to Node: head;/, '/latin1: the latin1 head was handed over to Node');
+    if (REASONS) {
+      // With status().fallbacks: the reason for each hand-over, by name.
+      t.match(hex, /; why: [^;]*\bencoding hex\b/, '/hex: the reason is named: encoding hex');
+      t.match(latin1, /; why: [^;]*\bnon-ascii head\b/, '/latin1: the reason is named: non-ascii head');
+    } else {
+      // Without it: the report says the reasons are not known, rather than none.
+      t.match(hex, /; why: not reported by this onewrite/, '/hex: reasons not reported by this onewrite');
+      t.match(latin1, /; why: not reported by this onewrite/, '/latin1: reasons not reported by this onewrite');
+    }
+
+    const rows = r.stdout.split('\n').filter((l) => /^ +\d+ \| +[\d.]+ us +[\d.]+k? \| +[\d.]+ us +[\d.]+k? \| +[\d.]+x +[\d.]+x$/.test(l));
+    t.equal(rows.length, 2, 'one line per round, with CPU/req, req/s and the ratios');
+    const cpu = /^ {2}server CPU per request: stock ([\d.]+) us, onewrite ([\d.]+) us, ([\d.]+)x \(lower is better; per round [\d.]+ [\d.]+, spread \d+%\)$/m.exec(r.stdout);
+    t.ok(cpu, 'the CPU time per request line');
+    if (cpu) t.ok(cpu.slice(1).every((x) => Number(x) > 0), `CPU per request figures are positive: ${cpu.slice(1)}`);
+    const rps = /^ {2}req\/s: +stock ([\d.]+)(k?), onewrite ([\d.]+)(k?), ([\d.]+)x \(higher is better; per round [\d.]+ [\d.]+, spread \d+%\)$/m.exec(r.stdout);
+    t.ok(rps, 'the req/s line');
+    if (rps) t.ok(Number(rps[1]) > 0 && Number(rps[3]) > 0 && Number(rps[5]) > 0, `req/s figures are positive: ${rps[0]}`);
+
+    t.match(r.stdout, new RegExp(`^chart: ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'), 'says where the chart went');
+    const svg = fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : '';
+    t.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" [^>]*>\n[^]*<\/svg>\n$/, 'the chart is an SVG document');
+    t.match(svg, /server CPU per request/, 'charting CPU per request');
+    t.match(svg, /requests per second/, 'and req/s');
+  });
+}
+
+t.test('an answer that differs is reported as a bug, with the difference, and no load runs', async (t) => {
+  // A stand-in for a onewrite bug: /tell answers differently when end() is
+  // onewrite's (Node's is inherited from OutgoingMessage).  The app ignores
+  // PORT and prints the port it got.
+  const app = path.join(TMP, 'differs.js');
+  fs.writeFileSync(app, `
+const http = require('node:http');
+const server = http.createServer((req, res) => {
+  if (req.url === '/tell') res.end(Object.hasOwn(http.ServerResponse.prototype, 'end') ? 'patched' : 'stock');
+  else if (req.url === '/random') res.end(String(Math.random()));
+  else res.end('same');
+});
+server.listen(0, '127.0.0.1', () => console.log('listening on http://127.0.0.1:' + server.address().port));
+`);
+  const r = await onewrite(['compare', app, '--path=/', '--path=/tell', '--path=/random', ...SHORT]);
+  t.equal(r.code, 1, 'exit status 1');
+  t.match(lineOf(r.stdout, '/'), /identical/, '/ is identical (found on the port the app printed)');
+  t.match(lineOf(r.stdout, '/tell'), /DIFFERENT/, '/tell is reported different');
+  // 'stock' and 'patched' differ first in their Content-Length.
+  t.match(r.stdout, /first difference at byte \d+ \(line 4; lengths 76 and 78\):\n +- stock: +"Content-Length: 5\\r\\n"\n +\+ onewrite: +"Content-Length: 7\\r\\n"\n/,
+    'the first difference, both sides');
+  t.match(lineOf(r.stdout, '/random'), /varies/, '/random varies between two stock answers');
+  t.match(r.stdout, /two stock answers differ already/, 'and is not blamed on onewrite');
+  t.match(r.stdout, /this is a bug in onewrite/, 'the difference is called a bug in onewrite');
+  t.notMatch(r.stdout, /^Load:/m, 'no load was run');
+});
+
+t.test('an app that dies before it listens: a clear error with its output', async (t) => {
+  const app = path.join(TMP, 'dies.js');
+  fs.writeFileSync(app, "console.error('cannot find the database'); process.exit(3);\n");
+  const r = await onewrite(['compare', app]);
+  t.equal(r.code, 1, 'exit status 1');
+  t.match(r.stderr, /exited \(code 3\) before it listened/, 'says the app exited before listening');
+  t.match(r.stderr, /cannot find the database/, "shows the app's output");
+});
+
+t.test('the command line', async (t) => {
+  const unknown = await onewrite(['compare', path.join(FIXTURES, 'express-app.js'), '--bogus=1']);
+  t.equal(unknown.code, 2, 'an unknown flag: exit status 2');
+  t.match(unknown.stderr, /unknown option --bogus; valid options: --path, --rounds, --duration, --warmup, --connections, --node, --out, --help/,
+    'names the flag and lists the valid ones');
+
+  const help = await onewrite(['compare', '--help']);
+  t.equal(help.code, 0, '--help: exit status 0');
+  t.match(help.stdout, /^Usage: npx onewrite compare <app\.js>/, 'the usage line');
+  for (const flag of ['--path', '--rounds', '--duration', '--warmup', '--connections', '--node', '--out', '--help']) {
+    t.match(help.stdout, new RegExp(`\\n {2}(-h, )?${flag}\\b`), `--help describes ${flag}`);
+  }
+
+  const noApp = await onewrite(['compare']);
+  t.equal(noApp.code, 2, 'no app: exit status 2');
+  t.match(noApp.stderr, /which app\?/, 'asks which app');
+  const missing = await onewrite(['compare', path.join(TMP, 'nope.js')]);
+  t.equal(missing.code, 2, 'no such script: exit status 2');
+  t.match(missing.stderr, /no such app script/, 'says so');
+  const bad = await onewrite(['compare', path.join(FIXTURES, 'express-app.js'), '--rounds=0']);
+  t.equal(bad.code, 2, '--rounds=0: exit status 2');
+  t.match(bad.stderr, /--rounds must be a whole number >= 1/, 'says what it must be');
+
+  const top = await onewrite(['--help']);
+  t.equal(top.code, 0, 'onewrite --help: exit status 0');
+  t.match(top.stdout, /compare <app\.js> \[options\]/, 'lists the compare command');
+  const other = await onewrite(['frobnicate']);
+  t.equal(other.code, 2, 'an unknown command: exit status 2');
+  t.match(other.stderr, /unknown command frobnicate/, 'says so');
+});
