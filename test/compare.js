@@ -23,9 +23,6 @@ const FIXTURES = path.join(__dirname, 'fixtures');
 const PATHS = ['/', '/json', '/hex', '/latin1'];
 const SHORT = ['--rounds=2', '--duration=1', '--warmup=0', '--connections=10'];
 
-// Whether this onewrite counts its hand-overs by reason (status().fallbacks).
-const REASONS = require('..').status().fallbacks !== undefined;
-
 const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'onewrite-compare-test-'));
 t.teardown(() => fs.rmSync(TMP, { recursive: true, force: true }));
 
@@ -74,15 +71,9 @@ for (const framework of ['express', 'fastify']) {
     const latin1 = lineOf(r.stdout, '/latin1');
     t.match(latin1, /fast paths: end;/, '/latin1: the end took the fast path');
     t.match(latin1, /handed over to Node: head;/, '/latin1: the latin1 head was handed over to Node');
-    if (REASONS) {
-      // With status().fallbacks: the reason for each hand-over, by name.
-      t.match(hex, /; why: [^;]*\bencoding hex\b/, '/hex: the reason is named: encoding hex');
-      t.match(latin1, /; why: [^;]*\bnon-ascii head\b/, '/latin1: the reason is named: non-ascii head');
-    } else {
-      // Without it: the report says the reasons are not known, rather than none.
-      t.match(hex, /; why: not reported by this onewrite/, '/hex: reasons not reported by this onewrite');
-      t.match(latin1, /; why: not reported by this onewrite/, '/latin1: reasons not reported by this onewrite');
-    }
+    // The reason for each hand-over, by name (status().fallbacks).
+    t.match(hex, /; why: [^;]*\bencoding hex\b/, '/hex: the reason is named: encoding hex');
+    t.match(latin1, /; why: [^;]*\bnon-ascii head\b/, '/latin1: the reason is named: non-ascii head');
 
     const rows = r.stdout.split('\n').filter((l) => /^ +\d+ \| +[\d.]+ us +[\d.]+k? \| +[\d.]+ us +[\d.]+k? \| +[\d.]+x +[\d.]+x$/.test(l));
     t.equal(rows.length, 2, 'one line per round, with CPU/req, req/s and the ratios');
