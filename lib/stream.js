@@ -127,7 +127,21 @@ async function pump(res, iterable, write) {
   return { items, aborted };
 }
 
+// What sse() and ndjson() write to: an http.ServerResponse (or anything
+// with its writeHead, write and end), whose head is not sent yet.
+function checkResponse(res, name) {
+  if (res === null || typeof res !== 'object' || typeof res.writeHead !== 'function' ||
+      typeof res.write !== 'function' || typeof res.end !== 'function') {
+    throw new TypeError(`${name}(res) needs an http.ServerResponse (the second argument of ` +
+      `the request handler), got ${res === null ? 'null' : typeof res}`);
+  }
+  if (res.headersSent) {
+    throw new Error(`${name}(res) must start the response: its head was already sent`);
+  }
+}
+
 function sse(res, options = {}) {
+  checkResponse(res, 'sse');
   const { status = 200, retry, heartbeat } = options;
   // No Connection header of our own: Node sends "Connection: keep-alive"
   // (with its Keep-Alive line) for a persistent connection, and closes one
@@ -163,6 +177,7 @@ function sse(res, options = {}) {
 }
 
 function ndjson(res, options = {}) {
+  checkResponse(res, 'ndjson');
   const { status = 200 } = options;
   res.writeHead(status, { 'Content-Type': 'application/x-ndjson', ...options.headers });
   const line = (value) => {

@@ -72,6 +72,7 @@ t.test('SSE framing', async (t) => {
   t.throws(() => sseFrame({ retry: -1 }), TypeError);
   t.throws(() => sseFrame({ retry: 1.5 }), TypeError);
   t.throws(() => sseFrame({}), TypeError, 'a message with nothing in it');
+
   // Whatever the data, the standard's parser reads back exactly what was sent.
   const samples = ['plain', 'multi\nline', 'cr\rlf\r\nmix', ' leading space', 'ends with newline\n',
     '', ':not a comment', '\u20ac caf\u00e9 \ud83d\ude00', 'data: nested'];
@@ -79,6 +80,18 @@ t.test('SSE framing', async (t) => {
     const { events } = parseEventStream(sseFrame({ event: 'e', id: 'i', data: s }));
     const expected = s.replace(/\r\n|\r/g, '\n');
     t.same(events, [{ type: 'e', data: expected, id: 'i' }], `round trip ${JSON.stringify(s)}`);
+  }
+});
+
+t.test('sse() and ndjson() say what they want when given something else', async (t) => {
+  for (const [name, fn] of [['sse', onewrite.sse], ['ndjson', onewrite.ndjson]]) {
+    for (const bad of [{}, null, undefined, 'res']) {
+      t.throws(() => fn(bad), { name: 'TypeError', message: new RegExp(`^${name}\\(res\\) needs an http\\.ServerResponse`) },
+        `${name}(${JSON.stringify(bad)})`);
+    }
+    const res = new http.ServerResponse({ method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1, headers: {} });
+    res.writeHead(200);
+    t.throws(() => fn(res), { message: `${name}(res) must start the response: its head was already sent` });
   }
 });
 
