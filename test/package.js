@@ -429,4 +429,22 @@ t.test('c. with neither a prebuild nor a build, it loads, stays off and changes 
     { cwd: app, env: NO_CC_ENV, timeout: 60000 });
   t.equal(compare.code, 1, 'onewrite compare: exit status 1', { stdout: compare.stdout, stderr: compare.stderr });
   t.match(compare.stderr, /onewrite is not active in the app: the native addon could not be loaded/, 'and why');
+
+  // onewrite/register says once that it is off, with a code; says nothing
+  // when that was asked for; and fails the start under ONEWRITE_STRICT=1.
+  const node = (args, env = {}) => run(process.execPath, args, { cwd: app, env: { ...NO_CC_ENV, ...env }, timeout: 60000 });
+  const warning = /\[ONEWRITE_INACTIVE\] Warning: onewrite is not active: the native addon could not be loaded: .*; Node's own code serves every response/;
+  for (const [label, args] of [['-r', ['-r', 'onewrite/register', '-e', '1']],
+    ['--import', ['--import', 'onewrite/register', '-e', '1']]]) {
+    const r = await node(args);
+    t.equal(r.code, 0, `${label} onewrite/register: the app starts`);
+    t.match(r.stderr, warning, `${label}: the warning, with its code`);
+    t.equal(r.stderr.split('ONEWRITE_INACTIVE').length - 1, 1, `${label}: once`);
+  }
+  const quiet = await node(['-r', 'onewrite/register', '-e', '1'], { ONEWRITE_DISABLE: '1' });
+  t.equal(quiet.stderr, '', 'ONEWRITE_DISABLE=1: no warning');
+  const strict = await node(['-r', 'onewrite/register', '-e', 'console.log("started")'], { ONEWRITE_STRICT: '1' });
+  t.not(strict.code, 0, 'ONEWRITE_STRICT=1: the start fails');
+  t.notMatch(strict.stdout, /started/, 'before the app runs');
+  t.match(strict.stderr, /code: 'ONEWRITE_INACTIVE'/, 'with the code');
 });
