@@ -1,7 +1,9 @@
 'use strict';
 
 // What `npm pack` ships, and what a user gets from it:
-//   a. the file list: exactly the whitelist in package.json "files";
+//   a. the file list: exactly the whitelist in package.json "files", with a
+//      stripped prebuilt binary for each of linux-x64 and linux-arm64, of
+//      that architecture;
 //   b. an install from the tarball with no C compiler on PATH: the prebuild
 //      loads, install() turns the fast paths on, a server uses them, and
 //      the `onewrite` bin runs (its byte check; the load needs autocannon,
@@ -26,6 +28,16 @@ const { spawn } = require('node:child_process');
 const ROOT = path.join(__dirname, '..');
 const HOME = os.homedir();
 const PLATFORM = `${process.platform}-${process.arch}`;
+// The prebuilt binaries shipped (scripts/prebuild.sh), by the ELF machine
+// number (e_machine) their files must carry.  The machine's own is always
+// built; the other needs the cross toolchain (CI installs it, and
+// scripts/arm64-qemu.sh checks the arm64 one in the packed tarball; without
+// it prebuild.sh warns and skips it, and refuses to at `npm publish`).
+const MACHINES = { 'linux-arm64': 183 /* EM_AARCH64 */, 'linux-x64': 62 /* EM_X86_64 */ };
+const CROSS = process.arch === 'x64' ? 'aarch64-linux-gnu-gcc' : 'x86_64-linux-gnu-gcc';
+const hasCross = require('node:child_process').spawnSync('sh', ['-c', `command -v ${CROSS}`]).status === 0;
+const PREBUILT = Object.fromEntries(Object.entries(MACHINES)
+  .filter(([dir]) => dir === `linux-${process.arch}` || hasCross));
 const NODE = process.execPath;
 const NODE_DIR = path.dirname(NODE);
 
@@ -135,10 +147,19 @@ function expectedFiles() {
   for (const f of fs.readdirSync(path.join(PKG, 'csrc'))) {
     if (/\.[ch]$/.test(f)) files.push(`csrc/${f}`);
   }
-  for (const f of fs.readdirSync(path.join(PKG, 'prebuilds', PLATFORM))) {
-    files.push(`prebuilds/${PLATFORM}/${f}`);
+  for (const dir of Object.keys(PREBUILT)) {
+    for (const f of fs.readdirSync(path.join(PKG, 'prebuilds', dir))) files.push(`prebuilds/${dir}/${f}`);
   }
   return files.sort();
+}
+
+// The fields of an ELF header a loader checks first: EI_MAG, EI_CLASS
+// (2: 64-bit), EI_DATA (1: little-endian), e_type (3: shared object), e_machine.
+function elfHeader(bytes) {
+  return {
+    magic: bytes.toString('latin1', 0, 4), class: bytes[4], data: bytes[5],
+    type: bytes.readUInt16LE(16), machine: bytes.readUInt16LE(18),
+  };
 }
 
 const FORBIDDEN = /^(test\/|benchmark\/|build\/|csrc\/(test|fuzz|build)\/|csrc\/Makefile$|scripts\/|\.ci\/|node_modules\/|.*\.log$|.*\.tgz$)/;
@@ -150,16 +171,26 @@ t.test('a. npm pack --dry-run lists exactly the whitelisted files', async (t) =>
   const files = packJson(r.stdout)[0].files.map((f) => f.path).sort();
   t.comment(`packed files:\n${files.join('\n')}`);
 
-  const prebuilt = fs.readdirSync(path.join(PKG, 'prebuilds', PLATFORM));
-  t.equal(prebuilt.length, 1, `one prebuild in prebuilds/${PLATFORM}`);
-  t.match(prebuilt[0], /\.node$/, 'a .node binary');
-  t.same(fs.readdirSync(path.join(PKG, 'prebuilds')), [PLATFORM], 'no other prebuilds');
+  t.same(fs.readdirSync(path.join(PKG, 'prebuilds')).sort(), Object.keys(PREBUILT).sort(),
+    `prebuilds for ${Object.keys(PREBUILT).join(' and ')} (cross toolchain ${hasCross ? '' : 'not '}here), no others`);
+  const binaries = [];
+  for (const [dir, machine] of Object.entries(PREBUILT)) {
+    const prebuilt = fs.readdirSync(path.join(PKG, 'prebuilds', dir));
+    t.equal(prebuilt.length, 1, `one prebuild in prebuilds/${dir}`);
+    t.match(prebuilt[0], /\.node$/, 'a .node binary');
+    const bytes = fs.readFileSync(path.join(PKG, 'prebuilds', dir, prebuilt[0]));
+    t.same(elfHeader(bytes), { magic: '\x7fELF', class: 2, data: 1, type: 3, machine },
+      `prebuilds/${dir}/${prebuilt[0]}: a 64-bit little-endian ELF shared object for ${dir}`);
+    // Names in the section-name table are NUL-separated: a stripped file has no .symtab.
+    t.notOk(bytes.includes('\0.symtab\0'), `prebuilds/${dir}/${prebuilt[0]} is stripped`);
+    binaries.push(`prebuilds/${dir}/${prebuilt[0]}`);
+  }
 
   t.same(files, expectedFiles(), 'the whitelist, exactly');
   t.same(files.filter((f) => FORBIDDEN.test(f)), [], 'no tests, benchmarks, build leftovers');
   for (const f of ['index.d.ts', 'csrc/head.c', 'csrc/binding.c', 'csrc/head.h', 'lib/native.js',
     'bin/onewrite.js', 'lib/compare/index.js', 'lib/compare/reporter.js', 'lib/compare/client.js',
-    `prebuilds/${PLATFORM}/${prebuilt[0]}`]) {
+    ...binaries]) {
     t.ok(files.includes(f), `ships ${f}`);
   }
 });
@@ -334,7 +365,9 @@ t.test('b. installs from the tarball without a C compiler, and the prebuild runs
   const pack = await npm(['pack', '--json', '--pack-destination', dest], PKG); // prepack: prebuild
   if (!ok(t, pack, 'npm pack (prepack builds the prebuild)')) return;
   const [info] = packJson(pack.stdout);
-  t.ok(info.files.some((f) => f.path.startsWith(`prebuilds/${PLATFORM}/`)), 'the tarball has the prebuild');
+  for (const dir of Object.keys(PREBUILT)) {
+    t.ok(info.files.some((f) => f.path.startsWith(`prebuilds/${dir}/`)), `the tarball has the ${dir} prebuild`);
+  }
   const tarball = path.join(dest, info.filename);
 
   const { app, ok: installed } = await installInto(t, 'app-prebuilt', tarball);

