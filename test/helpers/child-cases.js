@@ -147,14 +147,22 @@ const SHARED_HEADS = [
 
 // The addon as a user reaches it: node-gyp-build on the package root
 // returns the very exports object onewrite uses.  Detach every
-// ArrayBuffer found on it ('keep': holding the clone, which then owns the
-// memory; 'collected': dropping it and collecting garbage; 'transfer':
-// ArrayBuffer.prototype.transfer, where this Node has it).  Logs what
-// happened; a buffer that cannot be detached is as good as any.
+// ArrayBuffer found on it, as a property or under a view ('keep': holding
+// the clone, which then owns the memory; 'collected': dropping it and
+// collecting garbage; 'transfer': ArrayBuffer.prototype.transfer, where
+// this Node has it).  Logs what happened; a buffer that cannot be
+// detached is as good as any.
 function detachAddonMemory(how, log, ctx) {
   const binding = require(require.resolve('node-gyp-build', { paths: [ROOT] }))(ROOT);
-  for (const key of Object.keys(binding)) {
-    const ab = binding[key];
+  for (const own of Reflect.ownKeys(binding)) {
+    const key = String(own);
+    let ab;
+    try {
+      ab = binding[own];
+      if (ArrayBuffer.isView(ab)) ab = ab.buffer;
+    } catch {
+      continue;
+    }
     if (!(ab instanceof ArrayBuffer)) continue;
     try {
       if (how === 'transfer') {
