@@ -8,6 +8,7 @@
 //
 //   ONEWRITE_SEED=<n>    replay a run (the seed is printed)
 //   ONEWRITE_CASES=<n>   number of scenarios (default 2500)
+//   ONEWRITE_HOSTILE_CASES=<n>  number of hostile scenarios (default 400; below)
 
 const t = require('tap');
 const onewrite = require('..');
@@ -115,4 +116,47 @@ t.test(`stock and onewrite send the same bytes, errors and events (seed ${SEED})
   t.ok(ends > CASES / 5, `end() in one write: ${ends}`);
   const writes = after.writes - before.writes;
   t.ok(writes > CASES / 20, `chunked writes in one socket write: ${writes}`);
+});
+
+// ---- the hostile family ------------------------------------------------------
+//
+// Scenarios whose values run user code in the middle of the fast paths
+// (helpers/hostile.js): getters, Proxy traps, conversions, server settings
+// with valueOf, wrappers; some end another response held on the same
+// server, change their own response or destroy its socket.  Every call of
+// that code is in the side's log.  They run one at a time
+// (helpers/hostile-pairs.js), on both servers at once.
+//
+//   ONEWRITE_HOSTILE_CASES=<n>   number of hostile scenarios (default 400)
+
+const { hostileScenario } = require('./helpers/hostile');
+const { hostilePairs } = require('./helpers/hostile-pairs');
+
+const HOSTILE_CASES = Number(process.env.ONEWRITE_HOSTILE_CASES || 400);
+
+t.test(`hostile values: the same bytes, errors, events and user-code calls (seed ${SEED})`, async (t) => {
+  const play = await hostilePairs(t, CONFIGS);
+  const before = onewrite.status().counters;
+  let differing = 0;
+  for (let index = 0; index < HOSTILE_CASES; index++) {
+    const s = hostileScenario(SEED, index, CONFIGS.length);
+    const seen = await play(s);
+    const a = JSON.stringify(seen.stock);
+    const b = JSON.stringify(seen.fast);
+    if (a !== b || seen.uncaught.length > 0) {
+      if (differing++ < 5) {
+        t.fail(`hostile case ${index} differs (replay: ONEWRITE_SEED=${SEED}, hostile case ${index})`, {
+          scenario: JSON.stringify(s),
+          stock: a,
+          onewrite: b,
+          uncaught: seen.uncaught,
+        });
+      }
+    }
+  }
+  t.equal(differing, 0, `${HOSTILE_CASES} hostile scenarios, ${differing} differing`);
+  // Hostile values must meet the fast paths, not only Node's code: a good
+  // share of the heads are onewrite's.
+  const heads = onewrite.status().counters.heads - before.heads;
+  t.ok(heads > HOSTILE_CASES / 5, `heads rendered natively in hostile scenarios: ${heads}`);
 });

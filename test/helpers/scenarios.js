@@ -210,10 +210,16 @@ function describeError(err) {
   };
 }
 
+// How runSteps turns a step's arguments into the values given to the
+// response: as they are, header shapes through materialise().  The hostile
+// family (hostile.js) passes its own: values that run user code, and
+// steps of its own (`op` returns whether it played the step).
+const PLAIN = { value: (v) => v, headers: materialise, op: () => false };
+
 // Play the steps on `res`, recording what happens in `log` (an array).
 // A 'tick' step waits for setImmediate: writes on both sides of it go out
 // in different ticks.
-async function runSteps(res, list, log) {
+async function runSteps(res, list, log, hooks = PLAIN) {
   res.on('prefinish', () => log.push('prefinish'));
   res.on('finish', () => log.push('finish'));
   res.on('close', () => log.push('close'));
@@ -222,15 +228,15 @@ async function runSteps(res, list, log) {
     const [op, a, b, c] = list[i];
     try {
       switch (op) {
-        case 'statusCode': res.statusCode = a; break;
-        case 'statusMessage': res.statusMessage = a; break;
+        case 'statusCode': res.statusCode = hooks.value(a); break;
+        case 'statusMessage': res.statusMessage = hooks.value(a); break;
         case 'sendDate': res.sendDate = a; break;
-        case 'setHeader': res.setHeader(a, b); break;
-        case 'appendHeader': res.appendHeader(a, b); break;
+        case 'setHeader': res.setHeader(a, hooks.value(b)); break;
+        case 'appendHeader': res.appendHeader(a, hooks.value(b)); break;
         case 'removeHeader': res.removeHeader(a); break;
         case 'writeHead':
-          if (b === undefined) res.writeHead(a, materialise(c));
-          else res.writeHead(a, b, materialise(c));
+          if (b === undefined) res.writeHead(hooks.value(a), hooks.headers(c));
+          else res.writeHead(hooks.value(a), hooks.value(b), hooks.headers(c));
           break;
         case 'flushHeaders': res.flushHeaders(); break;
         case 'addTrailers': res.addTrailers(a); break;
@@ -254,7 +260,8 @@ async function runSteps(res, list, log) {
           log.push(['ended', res.writableEnded, res.headersSent]);
           break;
         }
-        default: throw new Error(`unknown step ${op}`);
+        default:
+          if (!hooks.op(list[i], res)) throw new Error(`unknown step ${op}`);
       }
     } catch (err) {
       log.push(['throw', i, op, describeError(err)]);
@@ -274,4 +281,4 @@ async function runSteps(res, list, log) {
   }
 }
 
-module.exports = { scenario, runSteps, makeRandom, materialise, describeError };
+module.exports = { scenario, runSteps, makeRandom, materialise, describeError, materialiseBody };
