@@ -52,11 +52,19 @@ const NODE = {
   uncork: 'uncork',
 };
 const RELIES_ON = {
-  writeHead: ['storeHeader'],
+  writeHead: ['writeHead', 'storeHeader'],
   _storeHeader: ['storeHeader'],
   end: ['end', 'send', 'writeRaw', 'implicitHeader'],
   write: ['write', 'send', 'writeRaw', 'implicitHeader'],
   uncork: ['uncork', 'send', 'writeRaw'],
+};
+// The errors of Node's each fast method must be able to make (lib/internals.js).
+const ERRORS_USED = {
+  writeHead: ['invalidStatusMessage'],
+  _storeHeader: [],
+  end: ['contentLengthMismatch', 'bodyNotAllowed', 'destroyedWrite', 'destroyedEnd', 'alreadyFinished'],
+  write: ['bodyNotAllowed'],
+  uncork: [],
 };
 
 // The fast methods whose Node functions are Node's own here; for the others,
@@ -66,7 +74,9 @@ function usable(names) {
   return names.filter((name) => {
     const bad = RELIES_ON[name].filter((n) => !internals.pristine[n]);
     if (bad.length > 0) notNodes[name] = `wrapped before onewrite loaded: ${bad.join(', ')}`;
-    return bad.length === 0;
+    const broken = ERRORS_USED[name].filter((e) => !internals.errorMakerWorks[e]);
+    if (bad.length === 0 && broken.length > 0) notNodes[name] = `Node's errors not made: ${broken.join(', ')}`;
+    return bad.length === 0 && broken.length === 0;
   });
 }
 

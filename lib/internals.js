@@ -60,28 +60,16 @@ function missing() {
     'write', 'uncork', 'writeHead']) {
     if (typeof ServerResponse.prototype[name] !== 'function') problems.push(name);
   }
-  for (const name of brokenErrorMakers()) problems.push(`error ${name}`);
   if (LINE >= 24 && nodeNop === undefined) problems.push('nop');
   return problems;
 }
 
-// Node's own methods, as they are when this module loads.
-const originals = {
-  storeHeader: OutgoingMessage.prototype._storeHeader,
-  send: OutgoingMessage.prototype._send,
-  writeRaw: OutgoingMessage.prototype._writeRaw,
-  end: OutgoingMessage.prototype.end,
-  write: OutgoingMessage.prototype.write,
-  uncork: OutgoingMessage.prototype.uncork,
-  writeHead: ServerResponse.prototype.writeHead,
-  implicitHeader: ServerResponse.prototype._implicitHeader,
-};
-
-// Whether a method found on the prototypes is Node's own function, by a
-// line of its source that a wrapper (shimmer-style, an APM agent's)
-// would not have: when a module wrapped it before onewrite loaded,
-// `originals` holds the wrapper, and what depends on Node's own behaviour
-// stays off (20 22 24 26).
+// Node's own methods, taken when this module loads: each one only if it is
+// Node's function (by a line of its source that a wrapper - shimmer-style,
+// an APM agent's - would not have), else null, and what depends on it
+// stays off (lib/install.js).  writeHead on 20-24 also has writeHeader, the
+// alias Node keeps of its own writeHead, which a wrapper of writeHead
+// leaves alone (20 22 24 26).
 const SIGNATURES = {
   writeHead: "throw new ERR_HTTP_HEADERS_SENT('write')",
   implicitHeader: 'this.writeHead(this.statusCode)',
@@ -93,11 +81,23 @@ const SIGNATURES = {
   uncork: LINE >= 22 ? 'this._send(len.toString(16)' : 'this.socket.uncork()',
 };
 const { toString: functionToString } = Function.prototype;
-const pristine = {};
-for (const [name, line] of Object.entries(SIGNATURES)) {
-  const fn = originals[name];
-  pristine[name] = typeof fn === 'function' && functionToString.call(fn).includes(line);
+function nodes(name, fn) {
+  return typeof fn === 'function' && functionToString.call(fn).includes(SIGNATURES[name]) ? fn : null;
 }
+const SR = ServerResponse.prototype;
+const OM = OutgoingMessage.prototype;
+const originals = {
+  storeHeader: nodes('storeHeader', OM._storeHeader),
+  send: nodes('send', OM._send),
+  writeRaw: nodes('writeRaw', OM._writeRaw),
+  end: nodes('end', OM.end),
+  write: nodes('write', OM.write),
+  uncork: nodes('uncork', OM.uncork),
+  writeHead: nodes('writeHead', SR.writeHead) ?? nodes('writeHead', SR.writeHeader),
+  implicitHeader: nodes('implicitHeader', SR._implicitHeader),
+};
+const pristine = {};
+for (const name of Object.keys(SIGNATURES)) pristine[name] = originals[name] !== null;
 
 // A socket whose write() is Node's own (not replaced on the instance by a
 // spy, an APM agent or a test counting the calls): only then may a fast
@@ -148,8 +148,7 @@ const kSocket = findSymbol(probeMessage, 'kSocket'); //                         
 
 const errors = {
   // writeHead(): an invalid statusMessage (20 22 24 26)
-  invalidStatusMessage: () => thrownBy(() =>
-    originals.writeHead.call(scratchResponse({}), 200, '\n')),
+  invalidStatusMessage: () => thrownBy(() => scratchResponse({}).writeHead(200, '\n')),
   // write_() and end(): strictContentLength (20 22 24 26)
   contentLengthMismatch: (written, expected) => {
     const m = scratch({ _header: 'x', _headerSent: true, strictContentLength: true,
@@ -190,29 +189,30 @@ const errors = {
   }),
 };
 
-// Each maker once, at load: it must give Node's error, or the fast paths
-// stay off ('missing').
-const ERROR_CODES = {
-  invalidStatusMessage: ['ERR_INVALID_CHAR'],
-  contentLengthMismatch: ['ERR_HTTP_CONTENT_LENGTH_MISMATCH', 1, 2],
-  bodyNotAllowed: ['ERR_HTTP_BODY_NOT_ALLOWED'],
-  destroyedWrite: ['ERR_STREAM_DESTROYED'],
-  destroyedEnd: ['ERR_STREAM_DESTROYED'],
-  alreadyFinished: ['ERR_STREAM_ALREADY_FINISHED'],
+// Each maker once, at load, when the Node functions it runs are Node's
+// own: it must give Node's error.  errorMakerWorks[name] says whether it
+// did; lib/install.js leaves a fast method off without the makers it needs.
+const ERROR_MAKERS = {
+  invalidStatusMessage: [['writeHead'], 'ERR_INVALID_CHAR'],
+  contentLengthMismatch: [['end'], 'ERR_HTTP_CONTENT_LENGTH_MISMATCH', 1, 2],
+  bodyNotAllowed: [['write'], 'ERR_HTTP_BODY_NOT_ALLOWED'],
+  destroyedWrite: [['write'], 'ERR_STREAM_DESTROYED'],
+  destroyedEnd: [['end'], 'ERR_STREAM_DESTROYED'],
+  alreadyFinished: [['end'], 'ERR_STREAM_ALREADY_FINISHED'],
 };
-function brokenErrorMakers() {
-  const broken = [];
-  for (const [name, [code, ...args]] of Object.entries(ERROR_CODES)) {
-    if (LINE < 24 && (name === 'destroyedEnd' || name === 'alreadyFinished')) continue;
-    let err;
-    try {
-      err = errors[name](...args);
-    } catch {
-      err = undefined;
-    }
-    if (!(err instanceof Error) || err.code !== code) broken.push(name);
+const errorMakerWorks = {};
+for (const [name, [needs, code, ...args]] of Object.entries(ERROR_MAKERS)) {
+  if (LINE < 24 && (name === 'destroyedEnd' || name === 'alreadyFinished')) {
+    errorMakerWorks[name] = true; // (not used on 20 and 22)
+    continue;
   }
-  return broken;
+  let err;
+  try {
+    err = needs.every((n) => pristine[n]) ? errors[name](...args) : undefined;
+  } catch {
+    err = undefined;
+  }
+  errorMakerWorks[name] = err instanceof Error && err.code === code;
 }
 
 // Node's nop, which uncork() (24 26) tells from a real write callback.
@@ -377,9 +377,11 @@ function scratchResponse({ sendDate, keepAlive, hasBody, keepAliveTimeout, maxRe
   res._expect_continue = false;
   res._keepAliveTimeout = keepAliveTimeout;
   res._maxRequestsPerSocket = maxRequestsPerSocket;
-  res._storeHeader = originals.storeHeader;
-  res.writeHead = originals.writeHead;
-  res.end = originals.end;
+  // (Where a module wrapped one of them before onewrite loaded, Node's own
+  // is not known: the one on the prototype is used.)
+  res._storeHeader = originals.storeHeader ?? OM._storeHeader;
+  res.writeHead = originals.writeHead ?? SR.writeHead;
+  res.end = originals.end ?? OM.end;
   return res;
 }
 
@@ -649,6 +651,7 @@ module.exports = {
   originals,
   pristine,
   errors,
+  errorMakerWorks,
   nodeNop,
   symbols: {
     kOutHeaders, kCorked, kChunkedBuffer, kChunkedLength, kUniqueHeaders, kNeedDrain, kBytesWritten,
