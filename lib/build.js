@@ -95,7 +95,8 @@ function render(statusCode, statusMessage, headers, o) {
   const reason = typeof statusMessage === 'string' ? statusMessage
     : (STATUS_CODES[statusCode] || 'unknown');
   if (walker.walk(null, reason, headers, o.contentLength) === walker.REFUSED) return undefined;
-  const { parts, length } = walker.state;
+  const { length } = walker.state;
+  const parts = walker.takeParts();
   let st = S.VALIDATE | S.CHUNKED_DEFAULT | S.DEFAULT_KA;
   if (o.sendDate) st |= S.SEND_DATE;
   if (o.keepAlive) st |= S.KEEP_ALIVE;

@@ -119,18 +119,19 @@ const cache = new Array(CACHE_SLOTS).fill(null);
 const cacheStats = { hits: 0, patches: 0, renders: 0 }; // for the tests and benchmarks
 let cacheSize = CACHE_SLOTS;
 
-function slotOf(parts, key) {
-  return (parts.length * 7 + key) & (CACHE_SLOTS - 1);
+function slotOf(n, key) {
+  return (n * 7 + key) & (CACHE_SLOTS - 1);
 }
 
-function sameInputs(e, parts, st, status, cl, timeout, max) {
-  return e !== null && e.parts.length === parts.length && e.st === st && e.status === status &&
+function sameInputs(e, n, st, status, cl, timeout, max) {
+  return e !== null && e.parts.length === n && e.st === st && e.status === status &&
     e.cl === cl && e.timeout === timeout && e.max === max && e.date === dateGeneration;
 }
 
-function sameParts(e, parts) {
+// The first n of `parts` (the walk's) equal to the entry's.
+function sameParts(e, parts, n) {
   const kept = e.parts;
-  for (let i = 0; i < parts.length; i++) {
+  for (let i = 0; i < n; i++) {
     if (kept[i] !== parts[i]) return false;
   }
   return true;
@@ -148,7 +149,7 @@ const NOT_VALID = /[^\t\x20-\x7e]/;
 // concatenations that every slice flattens).  patchedLength: the
 // _contentLength the new values give.
 let patchedLength = 0;
-function patch(e, parts) {
+function patch(e, parts, n) {
   const kept = e.parts;
   if (kept[0] !== parts[0]) return null;
   const bad = (e.st & S.VALIDATE) !== 0 ? NOT_VALID : NOT_ASCII;
@@ -158,7 +159,7 @@ function patch(e, parts) {
   let from = 0; // copied from the kept head up to here
   let at = e.firstLength; // start of the current line in the kept head
   patchedLength = e.userLength;
-  for (let i = 1; i < parts.length; i += 2) {
+  for (let i = 1; i < n; i += 2) {
     const name = parts[i];
     if (name !== kept[i]) return null;
     const value = parts[i + 1];
@@ -184,9 +185,10 @@ function userLengthOf(parts, seen) {
   return +parts[2 + 2 * ints[S.S_CL_PAIR]];
 }
 
-// Render with the addon; returns an entry (kept when it may be), or null
-// where the addon declines, with the reason recorded.
-function render(parts, length, key, st, status, lineMode, cl, timeout, max, method) {
+// Render the walk's parts with the addon; returns an entry (kept when it
+// may be), or null where the addon declines, with the reason recorded.
+function render(length, key, st, status, lineMode, cl, timeout, max, method) {
+  const parts = walker.takeParts();
   const keepable = cacheSize !== 0 && length <= CACHE_MAX_LENGTH;
   const npairs = (parts.length - 1) >> 1;
   const sent = prepare(st, status % 1000, lineMode, parts.length, length, cl, timeout, max);
@@ -207,7 +209,7 @@ function render(parts, length, key, st, status, lineMode, cl, timeout, max, meth
   };
   if (keepable) {
     e.roles = roles.slice(0, npairs);
-    cache[slotOf(parts, key)] = e;
+    cache[slotOf(parts.length, key)] = e;
   }
   return e;
 }
@@ -232,7 +234,7 @@ function store(res, first, headers, code, dropBody, noKeepAlive, method) {
     fallback(walker.state.reason, method);
     return -1;
   }
-  const { parts, length, key } = walker.state;
+  const { parts, n, length, key } = walker.state;
   if (length > MAX_STRING_LENGTH / 2) {
     fallback('head too large', method);
     return -1;
@@ -246,21 +248,21 @@ function store(res, first, headers, code, dropBody, noKeepAlive, method) {
   const status = code === 0 ? statusRule(res) : 1000 + code;
   if (st & S.SEND_DATE) ensureDate();
   // A kept head with the same inputs: the same, or patched, or none.
-  let e = cacheSize === 0 ? null : cache[slotOf(parts, key)];
+  let e = cacheSize === 0 ? null : cache[slotOf(n, key)];
   let h = null;
   let userLength = 0;
-  if (sameInputs(e, parts, st, status, cl, timeout, max)) {
-    if (sameParts(e, parts)) {
+  if (sameInputs(e, n, st, status, cl, timeout, max)) {
+    if (sameParts(e, parts, n)) {
       h = e.head;
       userLength = e.userLength;
       cacheStats.hits++;
-    } else if (length <= CACHE_MAX_LENGTH && (h = patch(e, parts)) !== null) {
+    } else if (length <= CACHE_MAX_LENGTH && (h = patch(e, parts, n)) !== null) {
       userLength = patchedLength;
       cacheStats.patches++;
     }
   }
   if (h === null) {
-    e = render(parts, length, key, st, status, lineMode, cl, timeout, max, method);
+    e = render(length, key, st, status, lineMode, cl, timeout, max, method);
     if (e === null) return -1;
     h = e.head;
     userLength = e.userLength;

@@ -97,7 +97,7 @@ function writePlain(socket, h, chunk, encoding, len, oneByte, callback) {
     if (h === '') return socket.write(chunk, encoding, callback);
     if (encoding === 'latin1' || encoding === 'binary' || (oneByte && asciiHead(h))) {
       // The head is latin1; so is this text, byte for byte.
-      return socket.write(h + chunk, 'latin1', callback);
+      return socket.write(joinText(h, chunk), 'latin1', callback);
     }
     if (mergesWithHead(encoding)) return socket.write(h + chunk, 'utf8', callback); // as Node merges it
     if (asciiHead(h)) return socket.write(h + chunk, 'utf8', callback); // 'utf-8': head apart, same bytes
@@ -144,6 +144,24 @@ function writeFramed(socket, h, chunk, encoding, len, oneByte, after, callback) 
 }
 
 const LAST_CHUNK = '0\r\n\r\n';
+
+// h + text, the last one kept: a server answering the same text after the
+// same head (a kept head is the same string until the Date changes) writes
+// the same string, flattened once.  Strings cannot change, so a kept one is
+// always right.
+let joinedHead = null;
+let joinedText = null;
+let joined = '';
+function joinText(h, text) {
+  if (h === joinedHead && text === joinedText) return joined;
+  const s = h + text;
+  if (s.length <= COPY_LIMIT) {
+    joinedHead = h;
+    joinedText = text;
+    joined = s;
+  }
+  return s;
+}
 const NOT_ASCII = /[^\x00-\x7f]/;
 
 // Head (latin1) and bytes copied together by the addon into one latin1

@@ -62,12 +62,15 @@ function bodyRefusal(chunk, encoding) {
   return null;
 }
 
-// end(chunk) and write(chunk): can the call be taken at all?
+// end(chunk) and write(chunk): can the call be taken at all?  (What the
+// bytes need of the socket is asked once, when they are about to go:
+// lib/outgoing.js; until then what runs is Node's own steps.)
 function dataRefusal(res, chunk, encoding) {
   if (res.finished) return 'finished';
   if (res.destroyed) return 'destroyed';
   if (res.strictContentLength) return 'strictContentLength';
-  return bodyRefusal(chunk, encoding) ?? outgoing.socketRefusal(res);
+  if (res.socket == null) return 'no socket';
+  return bodyRefusal(chunk, encoding);
 }
 
 // ---- the methods -------------------------------------------------------------

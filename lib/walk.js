@@ -32,9 +32,12 @@ const TRUSTED = 1; // res[kOutHeaders], which setHeader() already checked
 const CHECK = 2; //   the user's own object or array: the builder checks it
 const REFUSED = 0;
 
-// The walk's results, read by the caller right after walk() returns.
+// The walk's results, read by the caller right after walk() returns.  The
+// parts array is reused from walk to walk (no user code runs in one, so
+// no walk starts inside another): its first n entries are this walk's.
 const state = {
-  parts: null, //     [first, name, value, ...]
+  parts: [], //       [first, name, value, ...]
+  n: 0, //            how many of them
   length: 0, //       the parts' total length (UTF-16 code units)
   key: 0, //          the names' lengths, hashed: where a head is kept (cache)
   reason: '', //      why REFUSED
@@ -49,8 +52,11 @@ function refuse(reason) {
 
 function addPair(name, value) {
   const parts = state.parts;
-  if (parts.length >= 1 + 2 * MAX_PAIRS) return refuse('too many headers');
-  parts.push(name, value);
+  const n = state.n;
+  if (n >= 1 + 2 * MAX_PAIRS) return refuse('too many headers');
+  parts[n] = name;
+  parts[n + 1] = value;
+  state.n = n + 2;
   state.length += name.length + value.length;
   state.key = (Math.imul(state.key, 31) + name.length) | 0;
   return true;
@@ -177,15 +183,23 @@ function walkArray(res, headers) {
   return CHECK;
 }
 
-// Walk `headers` after `first`.  Returns TRUSTED or CHECK, with state.parts
-// filled, or REFUSED with state.reason.  `res` is the response (null for
-// buildHead), `contentLength` its _contentLength.
+// Walk `headers` after `first`.  Returns TRUSTED or CHECK, with the first
+// state.n of state.parts filled, or REFUSED with state.reason.  `res` is
+// the response (null for buildHead), `contentLength` its _contentLength.
 function walk(res, first, headers, contentLength) {
-  state.parts = [first];
+  state.parts[0] = first;
+  state.n = 1;
   state.length = first.length;
   state.key = first.length;
   state.reason = '';
   state.lengthKnown = !!contentLength;
+  const kind = walkHeaders(res, headers);
+  // No string of an earlier walk is kept beyond this one's parts.
+  if (state.parts.length > state.n) state.parts.length = state.n;
+  return kind;
+}
+
+function walkHeaders(res, headers) {
   if (!headers) return TRUSTED;
   if (res !== null && internals.isOutHeaders(res, headers)) return walkOutHeaders(res, headers);
   if (typeof headers !== 'object') return refuse('headers not a plain object');
@@ -194,4 +208,9 @@ function walk(res, first, headers, contentLength) {
   return walkObject(res, headers);
 }
 
-module.exports = { walk, state, TRUSTED, CHECK, REFUSED, MAX_PAIRS, isContentLength };
+// The parts of the last walk, as an array of their own.
+function takeParts() {
+  return state.parts.slice(0, state.n);
+}
+
+module.exports = { walk, takeParts, state, TRUSTED, CHECK, REFUSED, MAX_PAIRS, isContentLength };
