@@ -42,7 +42,7 @@ async function runOne(def, variant) {
   const ceiling = variant === 'ceiling';
   const server = await b.startServer({
     node: opts.node,
-    preload: variant === 'onewrite',
+    preload: variant === 'onewrite' ? ['onewrite/register'] : [],
     script: ceiling ? path.join(HERE, 'ceiling.js') : def.script,
     args: ceiling ? [] : def.args,
   });

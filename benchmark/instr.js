@@ -44,7 +44,7 @@ async function count(name, variant) {
   const def = variant === 'ceiling' ? { script: path.join(HERE, 'ceiling.js'), args: [], path: '/' } : benchServer(name);
   const server = await b.startServer({
     node: opts.node,
-    preload: variant === 'onewrite',
+    preload: variant === 'onewrite' ? ['onewrite/register'] : [],
     script: def.script,
     args: def.args,
     wrap: ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${dir}/cg.%p`],

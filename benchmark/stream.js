@@ -58,7 +58,7 @@ function countChunks(bytes) {
 async function runVariant(variant, urlPath) {
   const server = await b.startServer({
     node: opts.node,
-    preload: variant === 'onewrite',
+    preload: variant === 'onewrite' ? ['onewrite/register'] : [],
     script: path.join(__dirname, 'stream-server.js'),
     args: [`--mode=${variant}`],
   });

@@ -24,16 +24,17 @@ function pinned(cpu, cmd, args) {
 }
 
 // Start a server script that prints its port on its first stdout line.
-// `wrap` (optional) puts another command in front (valgrind).
-function startServer({ node = process.execPath, preload = false, script, args = [], wrap = [], timeout = 120000 }) {
-  const nodeArgs = [...(preload ? ['-r', 'onewrite/register'] : []), script, ...args];
+// `preload`: modules for -r; `env`: added to the environment; `wrap`
+// (optional) puts another command in front (valgrind).
+function startServer({ node = process.execPath, preload = [], env = {}, script, args = [], wrap = [], timeout = 120000 }) {
+  const nodeArgs = [...preload.flatMap((m) => ['-r', m]), script, ...args];
   const [cmd, argv] = wrap.length > 0
     ? pinned(SERVER_CPU, wrap[0], [...wrap.slice(1), node, ...nodeArgs])
     : pinned(SERVER_CPU, node, nodeArgs);
   const child = spawn(cmd, argv, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ONEWRITE_DISABLE: '' },
+    env: { ...process.env, ONEWRITE_DISABLE: '', ...env },
   });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
