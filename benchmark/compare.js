@@ -209,7 +209,7 @@ async function main() {
   const stamp = new Date(started).toISOString().replace(/[:.]/g, '-');
   fs.mkdirSync(opts.out, { recursive: true });
   const base = path.join(opts.out, `compare-node${version}-${stamp}`);
-  fs.writeFileSync(`${base}.json`, JSON.stringify({ node: version, options: opts, date: new Date(started).toISOString(), cores: b.cores, pinned: b.hasTaskset, results }, null, 2));
+  fs.writeFileSync(`${base}.json`, JSON.stringify({ node: version, commit: b.commit(), options: opts, date: new Date(started).toISOString(), cores: b.cores, pinned: b.hasTaskset, results }, null, 2));
   fs.writeFileSync(`${base}.svg`, b.svgChart(`onewrite vs stock, Node ${version}`, chartGroups(results)));
   console.log(`\nraw results: ${path.relative(process.cwd(), base)}.json, chart: ${path.relative(process.cwd(), base)}.svg`);
 }

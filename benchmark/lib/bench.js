@@ -8,8 +8,6 @@ const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
-const { parseArgs } = require('./args');
-
 const ROOT = path.join(__dirname, '..', '..');
 const CLIENT = path.join(__dirname, 'client.js');
 
@@ -226,7 +224,14 @@ function nodeVersion(node) {
   return spawnSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim();
 }
 
+// The commit measured, for the raw results ("-dirty" with changes not
+// committed), or null outside a git checkout.
+function commit() {
+  const r = spawnSync('git', ['describe', '--always', '--dirty'], { cwd: ROOT, encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : null;
+}
+
 module.exports = {
-  ROOT, hasTaskset, hasWrk, cores, parseArgs, startServer, cpuSeconds, runClient, measure,
-  median, min, max, fmt, progress, progressDone, svgChart, nodeVersion,
+  ROOT, hasTaskset, hasWrk, cores, startServer, cpuSeconds, runClient, measure,
+  median, min, max, fmt, progress, progressDone, svgChart, nodeVersion, commit,
 };
