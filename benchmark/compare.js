@@ -128,7 +128,7 @@ function report(def, runs, version) {
     lines.push(`${v}: server CPU per request ${cpu.median.toFixed(2)}x stock (per round ${cpu.xs.map((x) => x.toFixed(2)).join(' ')}), ` +
       `req/s ${rps.median.toFixed(2)}x (per round ${rps.xs.map((x) => x.toFixed(2)).join(' ')})`);
   }
-  lines.push('variant       | server CPU us/req (min-max) | vs stock, per round (median) | req/s (min-max)       | vs stock, per round (median) | p50 ms | p99 ms | user us/req (vs stock) | server CPU | client CPU');
+  lines.push('variant       | server CPU us/req (min-max) | vs stock, per round (median) | req/s (min-max)         | vs stock, per round (median) | p50 ms | p99 ms | user us/req (vs stock) | server CPU | client CPU');
   for (const v of Object.keys(runs)) {
     const rs = runs[v];
     const us = rs.map((r) => r.serverCpuUs);
@@ -138,7 +138,7 @@ function report(def, runs, version) {
     lines.push(
       `${v.padEnd(13)} | ${`${b.fmt(b.median(us), 2)} (${b.fmt(b.min(us), 2)}-${b.fmt(b.max(us), 2)})`.padEnd(27)} | ` +
       `${(v === 'stock' ? '' : roundsText(ratios(runs, v, 'serverCpuUs'))).padEnd(28)} | ` +
-      `${`${b.fmt(b.median(rps))} (${b.fmt(b.min(rps))}-${b.fmt(b.max(rps))})`.padEnd(21)} | ` +
+      `${`${b.fmt(b.median(rps))} (${b.fmt(b.min(rps))}-${b.fmt(b.max(rps))})`.padEnd(23)} | ` +
       `${(v === 'stock' ? '' : roundsText(ratios(runs, v, 'rps'))).padEnd(28)} | ` +
       `${b.fmt(b.median(rs.map((r) => r.p50)), 2).padStart(6)} | ${b.fmt(b.median(rs.map((r) => r.p99)), 2).padStart(6)} | ` +
       `${`${b.fmt(b.median(user), 2)}${userRatio ? ` (${userRatio.toFixed(2)}x)` : ''}`.padEnd(22)} | ` +
