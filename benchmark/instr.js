@@ -12,7 +12,8 @@
 // --warmRuns runs, counting is switched on (callgrind_control -i on),
 // exactly --n requests are sent in one more run, the counts are dumped,
 // and the user-space instructions of the server process (all its threads)
-// are divided by the requests answered.  Repeatable to about 1-3 %.
+// are divided by the requests answered.  A count moves by 1-5 % from run
+// to run (GC timing): compare ratios over interleaved runs (--repeat).
 //
 // The warm-up takes two client runs because V8 does not settle in one:
 // when the first run's connections close, the stream functions that had
