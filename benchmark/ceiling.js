@@ -9,6 +9,10 @@
 
 const net = require('node:net');
 
+const { parseArgs } = require('./lib/args');
+
+parseArgs(process.argv.slice(2), {}, { script: __filename });
+
 let response;
 function refresh() {
   response = Buffer.from('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 4\r\n' +

@@ -2,52 +2,72 @@
 
 // Stock Node against onewrite, end to end: the same server script run
 // without and with `-r onewrite/register`, one server at a time, pinned to
-// CPU 0 with the load generator (autocannon) pinned to CPU 1, stock and
-// onewrite interleaved round after round (A B A B ...).
+// CPU 0 with the load generator (autocannon, or wrk) pinned to CPU 1, stock
+// and onewrite interleaved round after round (A B A B ...).
 //
 //   npm run bench                      simple, the default: about a minute
 //   node benchmark/compare.js --bench=simple,realistic,json,express,fastify,koa
-//   options: --rounds=3 --duration=5 --warmup=2 --c=50 --pipelining=1
-//            --type=bytes --len=4 --chunks=1 --chunkedEnc=0   (simple's)
-//            --ceiling (also a raw net server: the limit of any JS path)
-//            --client=wrk (instead of autocannon, where wrk is installed:
-//            it needs less CPU, so the server saturates before it does)
-//            --node=/path/to/node   --out=benchmark/results
+//   node benchmark/compare.js --client=wrk --rounds=7 --floor --ceiling
 //
-// Per benchmark it prints the median req/s with min-max, the onewrite/stock
-// ratio of each round and their median, p50/p99 latency, the server's CPU
-// time per request (from /proc: a saving shows here even when the client
-// saturates), and the client's CPU: on two cores autocannon fills one core
-// before Node's server does, and the table says when req/s is bounded by
-// the client.  Raw results go to <out>/compare-<node>-<time>.json and a
-// chart to the same name .svg.
+// Per benchmark it prints, first, the server's CPU time per request (user +
+// system, from /proc: the cost of a response, which shows a saving even
+// when the client saturates) with the onewrite/stock ratio of each round;
+// then req/s the same way, p50/p99 latency, and the client's CPU: on two
+// cores autocannon fills one core before Node's server does, and the
+// report says when req/s is bounded by the client.  When the rounds
+// disagree (per-round ratios more than 15 % apart, or a round far from the
+// others) it says so: rerun with more rounds, or count instructions
+// (npm run bench:instr), which the noise does not move.
+// Raw results go to <out>/compare-<node>-<time>.json and a chart to the
+// same name .svg.
 
 const fs = require('node:fs');
 const path = require('node:path');
 const b = require('./lib/bench');
-const { server: benchServer } = require('./lib/servers');
+const { parseArgs } = require('./lib/args');
+const { server: benchServer, NAMES } = require('./lib/servers');
+const variants = require('./lib/variants');
 
-const opts = b.parseArgs(process.argv.slice(2), {
+const SPREAD = 1.15; // per-round ratios further apart than this: a warning
+
+const opts = parseArgs(process.argv.slice(2), {
   bench: 'simple', rounds: 3, duration: 5, warmup: 2, c: 50, pipelining: 1, client: 'autocannon',
-  type: 'bytes', len: 4, chunks: 1, chunkedEnc: 0, ceiling: false,
+  type: 'bytes', len: 4, chunks: 1, chunkedEnc: 0, floor: false, ceiling: false,
   node: process.execPath, out: path.join(__dirname, 'results'),
+}, {
+  script: __filename,
+  lists: { bench: NAMES },
+  choices: { client: ['autocannon', 'wrk'], type: ['bytes', 'buffer'] },
+  help: {
+    bench: 'servers to compare',
+    rounds: 'interleaved rounds per variant',
+    duration: 'seconds measured per round',
+    warmup: 'seconds of load before each measured round',
+    c: 'connections',
+    pipelining: 'requests in flight per connection (autocannon only)',
+    client: 'load generator (wrk needs less CPU: apt-get install wrk)',
+    type: "simple's body type",
+    len: "simple's body length",
+    chunks: "simple's write() calls per body",
+    chunkedEnc: "simple: 1 for Transfer-Encoding: chunked",
+    floor: 'also the floor (floor.js, simple only; not identical to stock)',
+    ceiling: 'also a raw net server: the limit of any JavaScript path',
+    node: 'the Node binary to measure',
+    out: 'where the raw results and the chart go',
+  },
 });
 
-const HERE = __dirname;
 function benchDef(name) {
   return benchServer(name, { type: opts.type, len: opts.len, chunks: opts.chunks, chunkedEnc: opts.chunkedEnc });
 }
 
 async function runOne(def, variant) {
-  const ceiling = variant === 'ceiling';
+  const how = variants.launch(def, variant);
   const server = await b.startServer({
-    node: opts.node,
-    preload: variant === 'onewrite',
-    script: ceiling ? path.join(HERE, 'ceiling.js') : def.script,
-    args: ceiling ? [] : def.args,
+    node: opts.node, preload: how.preload, env: how.env, script: how.script, args: how.args,
   });
   try {
-    const load = { path: ceiling ? '/' : def.path, connections: opts.c, pipelining: opts.pipelining, client: opts.client };
+    const load = { path: how.path, connections: opts.c, pipelining: opts.pipelining, client: opts.client };
     if (opts.warmup > 0) await b.measure(server, { ...load, duration: opts.warmup });
     return await b.measure(server, { ...load, duration: opts.duration });
   } finally {
@@ -55,32 +75,74 @@ async function runOne(def, variant) {
   }
 }
 
-function ratioList(xs, ys) {
-  return xs.map((x, i) => ys[i] / x);
+// The per-round ratios of `variant` to stock for one figure, and their median.
+function ratios(runs, variant, key) {
+  const xs = runs.stock.map((s, i) => runs[variant][i][key] / s[key]);
+  return { xs, median: b.median(xs) };
+}
+
+const roundsText = (r) => `${r.xs.map((x) => x.toFixed(2)).join(' ')} (${r.median.toFixed(2)}x)`;
+
+// Warnings when the rounds disagree: per-round ratios more than SPREAD
+// apart, and any round further than that from the median of its variant
+// (one stock round at 579 req/s against 17k in the others).
+function spread(runs) {
+  const lines = [];
+  const figures = [['serverCpuUs', 'server CPU', 'us/req', 2], ['rps', 'req/s', 'req/s', 0]];
+  for (const v of Object.keys(runs)) {
+    if (v !== 'stock') {
+      const parts = [];
+      for (const [key, what] of figures) {
+        const r = ratios(runs, v, key).xs;
+        if (r.length > 1 && b.max(r) / b.min(r) > SPREAD) parts.push(`${what} ${b.min(r).toFixed(2)}-${b.max(r).toFixed(2)}x`);
+      }
+      if (parts.length > 0) lines.push(`${v}/stock per round: ${parts.join(', ')}`);
+    }
+    const off = [];
+    for (const [key, , unit, digits] of figures) {
+      const xs = runs[v].map((r) => r[key]);
+      const m = b.median(xs);
+      xs.forEach((x, i) => {
+        if (xs.length > 1 && (x / m > SPREAD || m / x > SPREAD)) {
+          off.push(`round ${i + 1} ${b.fmt(x, digits)} ${unit} (${(x / m).toFixed(2)}x the median, ${b.fmt(m, digits)})`);
+        }
+      });
+    }
+    if (off.length > 0) lines.push(`${v}: ${off.join('; ')}`);
+  }
+  if (lines.length === 0) return [];
+  return [`warning: the rounds disagree by more than ${Math.round((SPREAD - 1) * 100)} %:`, ...lines.map((l) => `  ${l}`),
+    `  so the medians above may mislead: rerun with more rounds (--rounds=${Math.max(7, opts.rounds * 2)}), ` +
+    'or count instructions, which the noise does not move: npm run bench:instr'];
 }
 
 function report(def, runs, version) {
-  const variants = Object.keys(runs);
   const stock = runs.stock;
   const lines = [];
   lines.push(`\n${def.label} - Node ${version}, ${opts.client}, c=${opts.c}${opts.pipelining > 1 ? ` pipelining=${opts.pipelining}` : ''}, ` +
     `${opts.duration}s x ${opts.rounds} rounds, interleaved; server on CPU 0, client on CPU ${b.cores > 1 ? 1 : 0}${b.hasTaskset ? '' : ' (no taskset: not pinned)'}`);
-  lines.push('variant   | req/s median (min-max)  | vs stock, per round (median)   | p50 ms | p99 ms | server CPU us/req (vs stock) | user us/req (vs stock) | server CPU | client CPU');
-  for (const v of variants) {
+  for (const v of Object.keys(runs)) {
+    if (v === 'stock') continue;
+    const cpu = ratios(runs, v, 'serverCpuUs');
+    const rps = ratios(runs, v, 'rps');
+    lines.push(`${v}: server CPU per request ${cpu.median.toFixed(2)}x stock (per round ${cpu.xs.map((x) => x.toFixed(2)).join(' ')}), ` +
+      `req/s ${rps.median.toFixed(2)}x (per round ${rps.xs.map((x) => x.toFixed(2)).join(' ')})`);
+  }
+  lines.push('variant       | server CPU us/req (min-max) | vs stock, per round (median) | req/s (min-max)         | vs stock, per round (median) | p50 ms | p99 ms | user us/req (vs stock) | server CPU | client CPU');
+  for (const v of Object.keys(runs)) {
     const rs = runs[v];
-    const rps = rs.map((r) => r.rps);
     const us = rs.map((r) => r.serverCpuUs);
-    const ratios = v === 'stock' ? null : ratioList(stock.map((r) => r.rps), rps);
-    const cpuRatio = v === 'stock' ? null : b.median(us) / b.median(stock.map((r) => r.serverCpuUs));
+    const rps = rs.map((r) => r.rps);
     const user = rs.map((r) => r.serverUserUs);
     const userRatio = v === 'stock' ? null : b.median(user) / b.median(stock.map((r) => r.serverUserUs));
     lines.push(
-      `${v.padEnd(9)} | ${`${b.fmt(b.median(rps))} (${b.fmt(b.min(rps))}-${b.fmt(b.max(rps))})`.padEnd(23)} | ` +
-      `${(ratios ? `${ratios.map((x) => x.toFixed(2)).join(' ')} (${b.median(ratios).toFixed(2)}x)` : '').padEnd(30)} | ` +
+      `${v.padEnd(13)} | ${`${b.fmt(b.median(us), 2)} (${b.fmt(b.min(us), 2)}-${b.fmt(b.max(us), 2)})`.padEnd(27)} | ` +
+      `${(v === 'stock' ? '' : roundsText(ratios(runs, v, 'serverCpuUs'))).padEnd(28)} | ` +
+      `${`${b.fmt(b.median(rps))} (${b.fmt(b.min(rps))}-${b.fmt(b.max(rps))})`.padEnd(23)} | ` +
+      `${(v === 'stock' ? '' : roundsText(ratios(runs, v, 'rps'))).padEnd(28)} | ` +
       `${b.fmt(b.median(rs.map((r) => r.p50)), 2).padStart(6)} | ${b.fmt(b.median(rs.map((r) => r.p99)), 2).padStart(6)} | ` +
-      `${`${b.fmt(b.median(us), 2)}${cpuRatio ? ` (${cpuRatio.toFixed(2)}x)` : ''}`.padEnd(28)} | ` +
       `${`${b.fmt(b.median(user), 2)}${userRatio ? ` (${userRatio.toFixed(2)}x)` : ''}`.padEnd(22)} | ` +
-      `${(b.median(rs.map((r) => r.serverCpu)) * 100).toFixed(0).padStart(8)}%  | ${(b.median(rs.map((r) => r.clientCpu)) * 100).toFixed(0).padStart(8)}%`);
+      `${(b.median(rs.map((r) => r.serverCpu)) * 100).toFixed(0).padStart(9)}% | ${(b.median(rs.map((r) => r.clientCpu)) * 100).toFixed(0).padStart(9)}%`);
   }
   const all = Object.values(runs).flat();
   const saturated = all.filter((r) => r.clientCpu >= 0.9).length;
@@ -90,7 +152,28 @@ function report(def, runs, version) {
   }
   const bad = all.filter((r) => r.errors > 0 || r.timeouts > 0 || r.non2xx > 0).length;
   if (bad > 0) lines.push(`warning: ${bad} runs had errors, timeouts or non-2xx answers.`);
+  lines.push(...spread(runs));
   return lines.join('\n');
+}
+
+// Two chart groups per benchmark, server CPU first; every bar but stock's
+// carries its median per-round ratio to stock.
+function chartGroups(results) {
+  const groups = [];
+  for (const r of results) {
+    for (const [key, what, unit] of [['serverCpuUs', 'server CPU', 'us per request, lower is better'], ['rps', 'req/s', 'higher is better']]) {
+      groups.push({
+        label: `${r.label}: ${what}`,
+        unit,
+        bars: Object.entries(r.runs).map(([v, rs]) => ({
+          label: v,
+          values: rs.map((x) => x[key]),
+          ratio: v === 'stock' ? null : ratios(r.runs, v, key).median,
+        })),
+      });
+    }
+  }
+  return groups;
 }
 
 async function main() {
@@ -98,38 +181,36 @@ async function main() {
   if (opts.client === 'wrk' && opts.pipelining > 1) throw new Error('--pipelining needs autocannon');
   const version = b.nodeVersion(opts.node);
   const names = String(opts.bench).split(',');
-  const variants = ['stock', 'onewrite', ...(opts.ceiling ? ['ceiling'] : [])];
   const results = [];
   const started = Date.now();
-  const total = names.length * opts.rounds * variants.length;
-  let done = 0;
-  for (const name of names) {
+  const plan = names.map((name) => {
     const def = benchDef(name);
-    const runs = Object.fromEntries(variants.map((v) => [v, []]));
+    return { name, def, variants: variants.chosen(opts).filter((v) => variants.applies(def, v)) };
+  });
+  const skipped = opts.floor ? names.filter((n, i) => !plan[i].variants.includes('floor')) : [];
+  if (skipped.length > 0) console.log(`(no floor for ${skipped.join(', ')}: the floor reproduces simple's response only, with chunks=1 chunkedEnc=0)`);
+  const total = plan.reduce((n, p) => n + opts.rounds * p.variants.length, 0);
+  let done = 0;
+  for (const { name, def, variants: vs } of plan) {
+    const runs = Object.fromEntries(vs.map((v) => [v, []]));
     for (let round = 0; round < opts.rounds; round++) {
-      for (const v of variants) {
+      for (const v of vs) {
         b.progress(`[${++done}/${total}] ${name}, round ${round + 1}/${opts.rounds}: ${v} ...`);
         const r = await runOne(def, v);
         runs[v].push(r);
-        b.progress(`[${done}/${total}] ${name}, round ${round + 1}/${opts.rounds}: ${v} ${b.fmt(r.rps)} req/s, ` +
-          `${r.serverCpuUs.toFixed(2)} us/req server CPU, client ${(r.clientCpu * 100).toFixed(0)}%`);
+        b.progress(`[${done}/${total}] ${name}, round ${round + 1}/${opts.rounds}: ${v} ${r.serverCpuUs.toFixed(2)} us/req server CPU, ` +
+          `${b.fmt(r.rps)} req/s, client ${(r.clientCpu * 100).toFixed(0)}%`);
       }
     }
     b.progressDone();
-    const text = report(def, runs, version);
-    console.log(text);
+    console.log(report(def, runs, version));
     results.push({ bench: name, label: def.label, runs });
   }
   const stamp = new Date(started).toISOString().replace(/[:.]/g, '-');
   fs.mkdirSync(opts.out, { recursive: true });
   const base = path.join(opts.out, `compare-node${version}-${stamp}`);
-  fs.writeFileSync(`${base}.json`, JSON.stringify({ node: version, options: opts, date: new Date(started).toISOString(), cores: b.cores, pinned: b.hasTaskset, results }, null, 2));
-  const groups = [];
-  for (const r of results) {
-    groups.push({ label: `${r.label}: req/s`, unit: 'higher is better', bars: Object.entries(r.runs).map(([v, rs]) => ({ label: v, values: rs.map((x) => x.rps) })) });
-    groups.push({ label: `${r.label}: server CPU`, unit: 'us per request, lower is better', bars: Object.entries(r.runs).map(([v, rs]) => ({ label: v, values: rs.map((x) => x.serverCpuUs) })) });
-  }
-  fs.writeFileSync(`${base}.svg`, b.svgChart(`onewrite vs stock, Node ${version}`, groups));
+  fs.writeFileSync(`${base}.json`, JSON.stringify({ node: version, commit: b.commit(), options: opts, date: new Date(started).toISOString(), cores: b.cores, pinned: b.hasTaskset, results }, null, 2));
+  fs.writeFileSync(`${base}.svg`, b.svgChart(`onewrite vs stock, Node ${version}`, chartGroups(results)));
   console.log(`\nraw results: ${path.relative(process.cwd(), base)}.json, chart: ${path.relative(process.cwd(), base)}.svg`);
 }
 

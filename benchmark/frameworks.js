@@ -11,7 +11,11 @@ const http = require('node:http');
 
 const { parseArgs } = require('./lib/args');
 
-const args = parseArgs(process.argv.slice(2), { framework: 'express', port: 0 });
+const args = parseArgs(process.argv.slice(2), { framework: 'express', port: 0 }, {
+  script: __filename,
+  choices: { framework: ['express', 'fastify', 'koa'] },
+  help: { framework: 'which framework', port: 'port to listen on (0: a free one)' },
+});
 const data = { hello: 'world', count: 42, items: [1, 2, 3, 4, 5], nested: { a: true, b: null } };
 
 async function build(name) {

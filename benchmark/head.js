@@ -25,6 +25,18 @@ const path = require('node:path');
 const fs = require('node:fs');
 const { spawnSync } = require('node:child_process');
 
+const { parseArgs } = require('./lib/args');
+
+const args = parseArgs(process.argv.slice(2), { rounds: 7, iterations: 200000, sizes: '0,4,13,30', json: '' }, {
+  script: __filename,
+  help: {
+    rounds: 'interleaved rounds',
+    iterations: 'heads rendered per round and variant',
+    sizes: 'numbers of headers, comma-separated',
+    json: 'also write the results to this file',
+  },
+});
+
 if (!process.execArgv.includes('--max-semi-space-size=64')) {
   const r = spawnSync(process.execPath, ['--max-semi-space-size=64', '--expose-gc', __filename,
     ...process.argv.slice(2)], { stdio: 'inherit' });
@@ -36,9 +48,6 @@ const head = require('../lib/head');
 const response = require('../lib/response');
 const { status } = require('../index');
 
-const { parseArgs } = require('./lib/args');
-
-const args = parseArgs(process.argv.slice(2), { rounds: 7, iterations: 200000, sizes: '0,4,13,30', json: '' });
 const ROUNDS = args.rounds;
 const ITER = args.iterations;
 const SIZES = String(args.sizes).split(',').map(Number);

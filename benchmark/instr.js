@@ -1,69 +1,109 @@
 'use strict';
 
-// Server instructions per request, stock against onewrite: the figure that
-// stays put on a noisy machine.  Each server runs under
-// `valgrind --tool=callgrind` with counting off; a fixed client
-// (autocannon, --c connections) sends --warm requests, counting is switched
-// on (callgrind_control -i on), exactly --n requests are sent, the counts
-// are dumped, and the user-space instructions of the server process (all
-// its threads) are divided by --n.  Repeatable to about 1-2 %.
+// Server instructions per request: the figure that stays put on a noisy
+// machine.  For each server (--bench) it counts stock Node, onewrite, the
+// floor and the floor without draining the request (floor.js: the
+// cheapest non-identical response, for the servers whose response it
+// reproduces: simple only), and the raw `net` ceiling (ceiling.js, once
+// per run: the same server for every bench), each as a ratio to stock.
+//
+// Each runs under `valgrind --tool=callgrind` with counting off; a fixed
+// client (autocannon, --c connections) sends --warm requests in
+// --warmRuns runs, counting is switched on (callgrind_control -i on),
+// exactly --n requests are sent in one more run, the counts are dumped,
+// and the user-space instructions of the server process (all its threads)
+// are divided by the requests answered.  A count moves by 1-5 % from run
+// to run (GC timing): compare ratios over interleaved runs (--repeat).
+//
+// The warm-up takes two client runs because V8 does not settle in one:
+// when the first run's connections close, the stream functions that had
+// only seen open connections (Readable.read, onStreamRead, endReadable,
+// ...) are deoptimised, and they are optimised again during the next
+// tens of thousands of requests, wherever the count is.  Each count also
+// gives the share of V8's optimising compilers in it, and the count
+// without them: above a few percent the block measured the compiler at
+// work, and it says to warm up longer.
 //
 //   npm run bench:instr
 //   node benchmark/instr.js --bench=simple,realistic --node=/path/to/node
-//   options: --n=20000 --warm=20000 --c=50 --repeat=1 --ceiling
-//            (--bench takes the names of compare.js)
+//   node benchmark/instr.js --repeat=3 --keep     (three interleaved runs, dumps kept)
 //
-// Needs valgrind (callgrind, callgrind_control).
+// Needs valgrind (callgrind, callgrind_control, callgrind_annotate).
+// Raw results: <out>/instr-node<version>-<time>.json.
 
-const { spawnSync, spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const b = require('./lib/bench');
-const { server: benchServer } = require('./lib/servers');
+const cg = require('./lib/callgrind');
+const { parseArgs } = require('./lib/args');
+const { server: benchServer, NAMES } = require('./lib/servers');
+const variants = require('./lib/variants');
 
-const opts = b.parseArgs(process.argv.slice(2), {
-  bench: 'simple,realistic', n: 20000, warm: 20000, c: 50, repeat: 1, ceiling: false,
+const WARM = 40000; // V8 is still optimising before this (Node 24/26 longest)
+const COMPILER_WARN = 0.03; // share of the count in V8's optimising compilers
+
+const opts = parseArgs(process.argv.slice(2), {
+  bench: 'simple,realistic', n: 20000, warm: WARM, warmRuns: 2, c: 50, repeat: 1, floor: true, ceiling: true, keep: false,
   node: process.execPath, out: path.join(__dirname, 'results'),
+}, {
+  script: __filename,
+  lists: { bench: NAMES },
+  help: {
+    bench: 'servers to count',
+    n: 'requests counted',
+    warm: 'requests sent before counting',
+    warmRuns: 'client runs the warm-up is split into (2: one closing of the connections before counting)',
+    c: 'connections',
+    repeat: 'runs of every variant, interleaved (the median is shown)',
+    floor: 'count the floor and the floor without the drain (simple only)',
+    ceiling: 'count the raw net ceiling',
+    keep: 'keep the callgrind dumps under <out>/callgrind-<time>/ (for callgrind_annotate)',
+    node: 'the Node binary to measure',
+    out: 'where the raw results go',
+  },
 });
 
-if (spawnSync('valgrind', ['--version']).status !== 0) {
-  console.error('valgrind is not installed: apt-get install valgrind');
+if (!cg.available()) {
+  console.error('valgrind (callgrind, callgrind_annotate) is not installed: apt-get install valgrind');
   process.exit(1);
 }
 
-const HERE = __dirname;
-function control(pid, ...args) {
-  const r = spawnSync('callgrind_control', [...args, String(pid)], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`callgrind_control ${args.join(' ')} failed: ${r.stderr}`);
-}
+const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+const keepDir = path.join(opts.out, `callgrind-${stamp}`);
+let floorRoute = null; // what floor.js says about its writes
 
-// Instructions per request of one server (script, args) run as `variant`.
-async function count(name, variant) {
+// One count of `variant` on server `def`: { perRequest, compiler (share),
+// requests, errors }.
+async function count(def, variant) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'onewrite-cg-'));
-  const def = variant === 'ceiling' ? { script: path.join(HERE, 'ceiling.js'), args: [], path: '/' } : benchServer(name);
+  const how = variants.launch(def, variant);
   const server = await b.startServer({
     node: opts.node,
-    preload: variant === 'onewrite',
-    script: def.script,
-    args: def.args,
+    preload: how.preload,
+    env: how.env,
+    script: how.script,
+    args: how.args,
     wrap: ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${dir}/cg.%p`],
     timeout: 300000,
   });
   try {
     // A slow server under valgrind: no request may time out.
-    const load = { path: def.path, connections: opts.c, timeout: 300 };
-    await b.measure(server, { ...load, amount: opts.warm });
-    control(server.pid, '-i', 'on');
+    const load = { path: how.path, connections: opts.c, timeout: 300 };
+    for (let i = 0; i < opts.warmRuns; i++) await b.measure(server, { ...load, amount: Math.ceil(opts.warm / opts.warmRuns) });
+    cg.control(server.pid, '-i', 'on');
     const r = await b.measure(server, { ...load, amount: opts.n });
-    control(server.pid, '-d');
-    const files = fs.readdirSync(dir).map((f) => path.join(dir, f));
+    cg.control(server.pid, '-d');
     let instructions = 0;
-    for (const f of files) {
-      const text = fs.readFileSync(f, 'utf8');
-      if (!/^desc: Trigger: dump/m.test(text)) continue;
-      const m = /^summary: (\d+)/m.exec(text) || /^totals: (\d+)/m.exec(text);
-      instructions += Number(m[1]);
+    let compiler = 0;
+    for (const f of cg.dumps(dir)) {
+      const d = cg.readDump(f);
+      instructions += d.instructions;
+      compiler += d.compiler;
+      if (opts.keep) {
+        fs.mkdirSync(keepDir, { recursive: true });
+        fs.copyFileSync(f, path.join(keepDir, `${def.name}-${variant}-${path.basename(f)}`));
+      }
     }
     // Under valgrind a connection now and then fails (a server slowed down
     // 50x meets its own timeouts): the count is per answered request, and
@@ -72,40 +112,99 @@ async function count(name, variant) {
       throw new Error(`the client got ${r.requests} answers (${r.non2xx} non-2xx, ${r.errors} errors) for ${opts.n} requests`);
     }
     if (r.errors > 0) process.stderr.write(`\n(${variant}: ${r.errors} failed requests of ${opts.n})\n`);
-    return instructions / r.requests;
+    return {
+      perRequest: instructions / r.requests,
+      compiler: compiler / instructions,
+      withoutCompiler: (instructions - compiler) / r.requests,
+      requests: r.requests,
+      errors: r.errors,
+    };
   } finally {
-    await server.stop();
+    const stderr = await server.stop();
+    const said = /^floor: writes .*$/m.exec(stderr);
+    if (said) floorRoute = said[0];
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+const LABELS = { ceiling: 'ceiling (net)' };
+const pct = (x) => `${(x * 100).toFixed(1)}%`;
+const num = (x) => Math.round(x).toLocaleString('en-US');
+
+function table(names, results, ceiling) {
+  const lines = ['server        variant          instr/req   vs stock   V8 compiler   without it   vs stock'];
+  const polluted = [];
+  for (const name of names) {
+    const stock = b.median(results[name].stock.map((x) => x.perRequest));
+    const stockWithout = b.median(results[name].stock.map((x) => x.withoutCompiler));
+    const rows = { ...results[name], ...(ceiling.length ? { ceiling } : {}) };
+    let first = true;
+    for (const v of variants.chosen(opts)) {
+      const head = `${(first ? name : '').padEnd(13)} ${(LABELS[v] || v).padEnd(15)}`;
+      first = false;
+      const xs = rows[v];
+      if (!xs) {
+        if (v === 'floor') lines.push(`${head}          -   (and floor-nodrain: the floor reproduces simple's response only)`);
+        continue;
+      }
+      const per = b.median(xs.map((x) => x.perRequest));
+      const share = b.median(xs.map((x) => x.compiler));
+      const without = b.median(xs.map((x) => x.withoutCompiler));
+      const ratio = (x, of) => (v === 'stock' ? '' : `${(x / of).toFixed(2)}x`).padStart(8);
+      const spread = xs.length > 1 ? `  (runs ${xs.map((x) => num(x.perRequest)).join(', ')})` : '';
+      lines.push(`${head} ${num(per).padStart(10)}   ${ratio(per, stock)}   ${pct(share).padStart(11)}   ` +
+        `${num(without).padStart(10)}   ${ratio(without, stockWithout)}${spread}`);
+      if (v !== 'ceiling' || name === names[0]) {
+        for (const x of xs) if (x.compiler > COMPILER_WARN) polluted.push(`${name} ${v} (${pct(x.compiler)})`);
+      }
+    }
+  }
+  return { text: lines.join('\n'), polluted };
 }
 
 async function main() {
   const version = b.nodeVersion(opts.node);
   const names = String(opts.bench).split(',');
-  const variants = ['stock', 'onewrite', ...(opts.ceiling ? ['ceiling'] : [])];
-  const results = {};
+  const defs = Object.fromEntries(names.map((name) => [name, benchServer(name)]));
   console.log(`server instructions per request (callgrind, user space, all threads), Node ${version}: ` +
-    `${opts.warm} warm-up requests, then ${opts.n} counted, ${opts.c} connections`);
-  for (const name of names) {
-    benchServer(name); // throws for an unknown name
-    results[name] = {};
-    for (let i = 0; i < opts.repeat; i++) {
-      for (const v of variants) {
-        if (v === 'ceiling' && name !== names[0]) continue;
-        b.progress(`${name}: ${v} (${i + 1}/${opts.repeat}) under callgrind ...`);
-        (results[name][v] ||= []).push(await count(name, v));
+    `${opts.warm} warm-up requests in ${opts.warmRuns} runs, then ${opts.n} counted, ${opts.c} connections` +
+    `${opts.repeat > 1 ? `, ${opts.repeat} interleaved runs (median)` : ''}`);
+  if (opts.warm < WARM || opts.warmRuns < 2) {
+    console.log(`warning: a warm-up shorter than ${WARM} requests in 2 runs: V8's optimising compiler is likely ` +
+      'still at work when counting starts, and its work lands in the count.');
+  }
+  const results = Object.fromEntries(names.map((name) => [name, {}]));
+  const ceiling = [];
+  for (let i = 0; i < opts.repeat; i++) {
+    const run = `(${i + 1}/${opts.repeat})`;
+    for (const name of names) {
+      for (const v of variants.chosen({ ...opts, ceiling: false })) {
+        if (!variants.applies(defs[name], v)) continue;
+        b.progress(`${name}: ${v} ${run} under callgrind ...`);
+        (results[name][v] ||= []).push(await count(defs[name], v));
       }
     }
-    b.progressDone();
-    const stock = b.median(results[name].stock);
-    const line = Object.entries(results[name]).map(([v, xs]) =>
-      `${v} ${Math.round(b.median(xs))}${v === 'stock' ? '' : ` (${(b.median(xs) / stock).toFixed(2)}x)`}`).join(', ');
-    console.log(`${name.padEnd(13)} ${line}`);
+    if (opts.ceiling) {
+      b.progress(`ceiling ${run} under callgrind ...`);
+      ceiling.push(await count(defs[names[0]], 'ceiling'));
+    }
+  }
+  b.progressDone();
+  const { text, polluted } = table(names, results, ceiling);
+  console.log(text);
+  if (floorRoute) console.log(floorRoute);
+  if (polluted.length > 0) {
+    console.log(`warning: V8's optimising compiler ran more than ${pct(COMPILER_WARN)} of the counted instructions in ` +
+      `${polluted.join(', ')}: those counts include the compiler's work; warm up longer (--warm=${Math.max(2 * opts.warm, WARM)}${opts.warmRuns < 2 ? ' --warmRuns=2' : ''}).`);
   }
   fs.mkdirSync(opts.out, { recursive: true });
-  const file = path.join(opts.out, `instr-node${version}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  fs.writeFileSync(file, JSON.stringify({ node: version, options: opts, results }, null, 2));
+  const file = path.join(opts.out, `instr-node${version}-${stamp}.json`);
+  fs.writeFileSync(file, JSON.stringify({
+    node: version, commit: b.commit(), date: new Date().toISOString(), options: opts, floorRoute, results,
+    ...(opts.ceiling ? { ceiling } : {}),
+  }, null, 2));
   console.log(`raw results: ${path.relative(process.cwd(), file)}`);
+  if (opts.keep) console.log(`callgrind dumps: ${path.relative(process.cwd(), keepDir)}/ (callgrind_annotate <file>)`);
 }
 
 main().catch((err) => {

@@ -18,6 +18,17 @@ const { parseArgs } = require('./lib/args');
 
 const args = parseArgs(process.argv.slice(2), {
   handler: 'simple', type: 'bytes', len: 4, chunks: 1, chunkedEnc: 0, port: 0,
+}, {
+  script: __filename,
+  choices: { handler: ['simple', 'realistic', 'json'], type: ['bytes', 'buffer'], chunkedEnc: [0, 1] },
+  help: {
+    handler: 'what to answer',
+    type: "simple's body: a string (bytes) or a Buffer",
+    len: "simple's body length",
+    chunks: "simple's write() calls per body",
+    chunkedEnc: 'simple: 1 for Transfer-Encoding: chunked',
+    port: 'port to listen on (0: a free one)',
+  },
 });
 const { type, len, chunks } = args;
 const handlerName = args.handler;
@@ -65,7 +76,6 @@ function json(req, res) {
 }
 
 const handlers = { simple, realistic, json };
-if (!handlers[handlerName]) throw new Error(`unknown handler ${handlerName}`);
 const server = http.createServer(handlers[handlerName]);
 server.listen(args.port, '127.0.0.1', () => {
   process.stdout.write(`${server.address().port}\n`);

@@ -13,7 +13,13 @@
 
 const http = require('node:http');
 
-const mode = (process.argv.find((a) => a.startsWith('--mode=')) || '--mode=stock').slice(7);
+const { parseArgs } = require('./lib/args');
+
+const { mode } = parseArgs(process.argv.slice(2), { mode: 'stock' }, {
+  script: __filename,
+  choices: { mode: ['stock', 'onewrite'] },
+  help: { mode: 'stock: idiomatic write()s; onewrite: sse() / ndjson() (with -r onewrite/register)' },
+});
 const onewrite = mode === 'onewrite' ? require('..') : null;
 
 const TOKENS = Array.from({ length: 89 }, (_, i) => JSON.stringify({ i, token: `tok${i}`, done: i === 88 }));

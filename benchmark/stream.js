@@ -13,9 +13,18 @@
 const net = require('node:net');
 const path = require('node:path');
 const b = require('./lib/bench');
+const { parseArgs } = require('./lib/args');
 
-const opts = b.parseArgs(process.argv.slice(2), {
+const opts = parseArgs(process.argv.slice(2), {
   rounds: 3, responses: 200, c: 4, node: process.execPath,
+}, {
+  script: __filename,
+  help: {
+    rounds: 'interleaved rounds per variant',
+    responses: 'responses per run',
+    c: 'responses at a time',
+    node: 'the Node binary to measure',
+  },
 });
 
 // One response over a fresh connection: its bytes and the time to its end.
@@ -49,7 +58,7 @@ function countChunks(bytes) {
 async function runVariant(variant, urlPath) {
   const server = await b.startServer({
     node: opts.node,
-    preload: variant === 'onewrite',
+    preload: variant === 'onewrite' ? ['onewrite/register'] : [],
     script: path.join(__dirname, 'stream-server.js'),
     args: [`--mode=${variant}`],
   });

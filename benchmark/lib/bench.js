@@ -8,8 +8,6 @@ const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
-const { parseArgs } = require('./args');
-
 const ROOT = path.join(__dirname, '..', '..');
 const CLIENT = path.join(__dirname, 'client.js');
 
@@ -24,16 +22,17 @@ function pinned(cpu, cmd, args) {
 }
 
 // Start a server script that prints its port on its first stdout line.
-// `wrap` (optional) puts another command in front (valgrind).
-function startServer({ node = process.execPath, preload = false, script, args = [], wrap = [], timeout = 120000 }) {
-  const nodeArgs = [...(preload ? ['-r', 'onewrite/register'] : []), script, ...args];
+// `preload`: modules for -r; `env`: added to the environment; `wrap`
+// (optional) puts another command in front (valgrind).
+function startServer({ node = process.execPath, preload = [], env = {}, script, args = [], wrap = [], timeout = 120000 }) {
+  const nodeArgs = [...preload.flatMap((m) => ['-r', m]), script, ...args];
   const [cmd, argv] = wrap.length > 0
     ? pinned(SERVER_CPU, wrap[0], [...wrap.slice(1), node, ...nodeArgs])
     : pinned(SERVER_CPU, node, nodeArgs);
   const child = spawn(cmd, argv, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ONEWRITE_DISABLE: '' },
+    env: { ...process.env, ONEWRITE_DISABLE: '', ...env },
   });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
@@ -173,50 +172,66 @@ function progressDone() {
   if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
 }
 
-// Bar chart: one group per benchmark, a bar per variant at its median,
-// a whisker from min to max.  groups: [{ label, unit, bars: [{ label, values }] }]
+// Bar chart: one group per benchmark, a bar per variant at its median with
+// the median written on the bar (and, where a bar has one, its ratio to
+// stock), a line under the bar from min to max.
+// groups: [{ label, unit, bars: [{ label, values, ratio }] }]
 function svgChart(title, groups) {
   const W = 760;
   const rowH = 34;
   const left = 230;
   const right = 40;
   const top = 44;
-  const colors = ['#8a8f98', '#2f7ed8', '#50b432', '#ed561b'];
+  const colors = ['#8a8f98', '#2f7ed8', '#50b432', '#ed561b', '#8e44ad'];
   let rows = 0;
   for (const g of groups) rows += g.bars.length + 1;
   const H = top + rows * rowH + 30;
   const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;');
+  const colorOf = new Map(); // one colour per variant, in every group
+  for (const g of groups) for (const b of g.bars) if (!colorOf.has(b.label)) colorOf.set(b.label, colors[colorOf.size % colors.length]);
   let y = top;
   let body = '';
   for (const g of groups) {
     const scale = (W - left - right) / (max(g.bars.flatMap((b) => b.values)) * 1.08 || 1);
     body += `<text x="10" y="${y + 18}" font-weight="bold">${esc(g.label)} (${esc(g.unit)})</text>\n`;
     y += rowH;
-    g.bars.forEach((b, i) => {
+    g.bars.forEach((b) => {
       const m = median(b.values);
       const lo = min(b.values);
       const hi = max(b.values);
-      body += `<text x="20" y="${y + 18}">${esc(b.label)}</text>\n`;
-      body += `<rect x="${left}" y="${y + 5}" width="${(m * scale).toFixed(1)}" height="${rowH - 12}" fill="${colors[i % colors.length]}"/>\n`;
-      const yc = y + rowH / 2 - 1;
-      body += `<line x1="${(left + lo * scale).toFixed(1)}" x2="${(left + hi * scale).toFixed(1)}" y1="${yc}" y2="${yc}" stroke="#222" stroke-width="2"/>\n`;
+      const end = left + m * scale;
+      body += `<text x="20" y="${y + 19}">${esc(b.label)}</text>\n`;
+      body += `<rect x="${left}" y="${y + 4}" width="${(m * scale).toFixed(1)}" height="${rowH - 14}" fill="${colorOf.get(b.label)}"/>\n`;
+      const yw = y + rowH - 6; // the min-max line, under the bar
+      body += `<line x1="${(left + lo * scale).toFixed(1)}" x2="${(left + hi * scale).toFixed(1)}" y1="${yw}" y2="${yw}" stroke="#222" stroke-width="1.5"/>\n`;
       for (const x of [lo, hi]) {
-        body += `<line x1="${(left + x * scale).toFixed(1)}" x2="${(left + x * scale).toFixed(1)}" y1="${yc - 6}" y2="${yc + 6}" stroke="#222" stroke-width="2"/>\n`;
+        body += `<line x1="${(left + x * scale).toFixed(1)}" x2="${(left + x * scale).toFixed(1)}" y1="${yw - 4}" y2="${yw + 3}" stroke="#222" stroke-width="1.5"/>\n`;
       }
-      body += `<text x="${(left + hi * scale + 6).toFixed(1)}" y="${y + 18}" font-size="12">${esc(fmt(m, m < 100 ? 2 : 0))}</text>\n`;
+      const text = `${fmt(m, m < 100 ? 2 : 0)}${b.ratio ? ` (${b.ratio.toFixed(2)}x stock)` : ''}`;
+      const inside = text.length * 7 + 8 < m * scale;
+      body += inside
+        ? `<text x="${(end - 5).toFixed(1)}" y="${y + 19}" font-size="12" text-anchor="end" fill="white" font-weight="bold">${esc(text)}</text>\n`
+        : `<text x="${(end + 5).toFixed(1)}" y="${y + 19}" font-size="12">${esc(text)}</text>\n`;
       y += rowH;
     });
   }
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="13">\n` +
     `<rect width="100%" height="100%" fill="white"/>\n<text x="10" y="24" font-size="16" font-weight="bold">${esc(title)}</text>\n` +
-    `${body}<text x="10" y="${H - 10}" font-size="11" fill="#555">bar: median of the rounds; whisker: min to max</text>\n</svg>\n`;
+    `${body}<text x="10" y="${H - 10}" font-size="11" fill="#555">bar and its figure: median of the rounds; ratio: median of the per-round ratios to stock; line under the bar: min to max</text>\n</svg>\n`;
 }
 
 function nodeVersion(node) {
   return spawnSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim();
 }
 
+// The commit measured, for the raw results ("-dirty" with changes not
+// committed), or null outside a git checkout.
+function commit() {
+  const r = spawnSync('git', ['describe', '--always', '--dirty'], { cwd: ROOT, encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : null;
+}
+
 module.exports = {
-  ROOT, hasTaskset, hasWrk, cores, parseArgs, startServer, cpuSeconds, runClient, measure,
-  median, min, max, fmt, progress, progressDone, svgChart, nodeVersion,
+  ROOT, hasTaskset, hasWrk, cores, startServer, cpuSeconds, runClient, measure,
+  median, min, max, fmt, progress, progressDone, svgChart, nodeVersion, commit,
 };

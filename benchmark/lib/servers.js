@@ -1,9 +1,11 @@
 'use strict';
 
 // The servers compare.js and instr.js measure, by name: the script, its
-// arguments, the path to request and a label.  `simple` takes the
-// parameters of Node's benchmark/http/simple.js (defaults: its
-// type=bytes len=4 chunks=1 chunkedEnc=0).
+// arguments, the path to request, a label, and whether the floor
+// (floor.js) reproduces its response.  `simple` takes the parameters of
+// Node's benchmark/http/simple.js (defaults: its type=bytes len=4 chunks=1
+// chunkedEnc=0); the floor answers what simple sends for chunks=1
+// chunkedEnc=0 (any type and len), and no other server's response.
 
 const path = require('node:path');
 
@@ -16,6 +18,7 @@ function servers({ type = 'bytes', len = 4, chunks = 1, chunkedEnc = 0 } = {}) {
       args: ['--handler=simple', `--type=${type}`, `--len=${len}`, `--chunks=${chunks}`, `--chunkedEnc=${chunkedEnc}`],
       path: '/',
       label: `simple (type=${type} len=${len} chunks=${chunks} chunkedEnc=${chunkedEnc})`,
+      floor: Number(chunks) === 1 && Number(chunkedEnc) === 0,
     },
     realistic: { script: 'simple.js', args: ['--handler=realistic'], path: '/', label: 'realistic (setHeader x2, writeHead with cookie, unique request id)' },
     json: { script: 'simple.js', args: ['--handler=json'], path: '/', label: 'json (JSON.stringify per request)' },
@@ -35,4 +38,6 @@ function server(name, simple) {
   return { name, ...defs[name], script: path.join(HERE, defs[name].script) };
 }
 
-module.exports = { server };
+const NAMES = Object.keys(servers());
+
+module.exports = { server, NAMES };
