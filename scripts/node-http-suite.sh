@@ -25,6 +25,10 @@
 #   git -C /tmp/node_test archive be77956923934fee955d80a3e53c4fa493fe1be0 |
 #     tar -x -C ~/.cache/onewrite/node-tests/20.11.1
 #
+# (a copy of the repository without its two largest blobs, which no HTTP test
+# reads, makes `git archive` stop there: add the pathspecs
+# -- . ':!test/fixtures/snapshot/typescript.js' ':!test/fixtures/postject-copy')
+#
 # `--all` runs the four pairs of the table one after another (Node 20 is the
 # `node` on PATH, 22/24/26 those scripts/node-matrix.sh installs into
 # $ONEWRITE_NODE_CACHE, default ~/.cache/onewrite/nodes) and prints the counts
