@@ -175,7 +175,8 @@ if [ -f "$PKG/package.json" ] && grep -q '"name": "onewrite"' "$PKG/package.json
     const s = require(process.argv[1]).status();
     console.log(s.active ? 'active, from ' + process.argv[1] : 'NOT active: ' + s.reason);
     process.exitCode = s.active ? 0 : 1;" "$PKG" 2>&1) ||
-    { echo "onewrite is not on with $PRELOAD on $NODE_BIN: $ONEWRITE" >&2; exit 2; }
+    { echo "onewrite is not on with $PRELOAD on $NODE_BIN: $ONEWRITE" >&2
+      echo "(a build/ older than csrc/? npm install keeps it: npm run rebuild)" >&2; exit 2; }
 fi
 
 # one_run <test-file> <mode: without|with|control> <thread-id> <log-file> -> prints rc
