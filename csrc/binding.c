@@ -1,18 +1,21 @@
 /*
  * binding.c - the Node-API glue around head.c.
  *
- * One call per head, with a fixed handful of Node-API calls besides one
- * per string part:
- *  - JavaScript passes the first line (or reason phrase) and every header
- *    name and value as arguments, and the response state in a small
- *    shared memory (an Int32Array over a SharedArrayBuffer that
- *    JavaScript made and handed over once with attach(): a
- *    SharedArrayBuffer cannot be detached, so the pointer kept here stays
- *    good for the life of this instance);
- *  - this code copies each part as UTF-8 into one buffer (ASCII text is
- *    its own UTF-8; any other character shows as a byte >= 0x80, which
- *    head.c declines), lets head.c check and size everything, writes the
- *    head into a buffer it keeps, and returns a latin1 string;
+ * One call per head, with a fixed handful of Node-API calls whatever the
+ * number of headers (a Node-API string read costs about as much as a
+ * short header: one read of one string, not one per part):
+ *  - JavaScript concatenates the first line (or reason phrase) and every
+ *    header name and value into ONE string and writes their lengths into a
+ *    small shared memory, with the response state (an Int32Array over a
+ *    SharedArrayBuffer that JavaScript made and handed over once with
+ *    attach(): a SharedArrayBuffer cannot be detached, so the pointer kept
+ *    here stays good for the life of this instance);
+ *  - this code reads the string once as UTF-16 (any code unit >= 0x80 is
+ *    seen: the head then goes to Node), with room for one unit more than
+ *    it was told, so that a string longer than the lengths is seen too;
+ *    cuts it by the lengths, which must add up to it exactly; lets head.c
+ *    check and size everything, writes the head into a buffer it keeps, and
+ *    returns a latin1 string;
  *  - the Date value and the Keep-Alive line change at most once a second
  *    and are pushed here only when they do.
  *
@@ -38,8 +41,8 @@
 enum {
   S_STATE = 0,  /* in: OW_* response state bits */
   S_STATUS,     /* in: status code */
-  S_NPARTS,     /* in: string parts passed (first line, then name, value, ...) */
-  S_TEXT_LEN,   /* in: their total length in UTF-16 code units (a size hint) */
+  S_NPARTS,     /* in: parts in the text (first line, then name, value, ...) */
+  S_TEXT_LEN,   /* in: the text's length in UTF-16 code units */
   S_LINE_MODE,  /* in: 0 = first part is the whole first line, 1 = it is the reason */
   S_BODY_KIND,  /* in: BODY_* */
   S_FRAME,      /* in (join): 1 = frame the body as one chunk, then the last-chunk */
@@ -56,8 +59,9 @@ enum {
 enum { D_CONTENT_LENGTH = 0, D_BODY_LEN, D_USER_CL, D_COUNT };
 #define DOUBLES_AT 64   /* byte offset of the doubles */
 #define ROLES_AT 128    /* byte offset of the roles, one byte per pair */
-#define MAX_ROLES 1024  /* pairs with a role written; more: none written */
-#define SHARED_BYTES (ROLES_AT + MAX_ROLES)
+#define MAX_PAIRS 1024  /* pairs in one head, at most */
+#define LENGTHS_AT (ROLES_AT + MAX_PAIRS) /* int32 lengths of the parts */
+#define SHARED_BYTES (LENGTHS_AT + 4 * (1 + 2 * MAX_PAIRS))
 
 /* Body kinds. */
 enum {
@@ -67,8 +71,7 @@ enum {
 };
 
 #define KEEP_SCRATCH (64 * 1024) /* buffers kept between calls; bigger ones are freed after use */
-#define STACK_ARGS 64            /* arguments read without allocating */
-#define UTF8_MAX_PER_UNIT 3      /* UTF-8 bytes for one UTF-16 code unit, at most */
+#define MAX_ARGS 2               /* no function takes more */
 
 typedef struct buf {
   char *p;
@@ -79,13 +82,13 @@ typedef struct addon {
   int32_t *ints;      /* the shared memory, once attached; NULL before */
   double *nums;
   uint8_t *roles;
+  int32_t *lens;
   napi_ref shared;    /* keeps the view (and its SharedArrayBuffer) alive */
-  buf text;           /* the parts, copied one after the other */
+  buf wide;           /* the text as read: UTF-16 */
+  buf text;           /* ... and narrowed to bytes */
   buf out;            /* the rendered message */
   ow_slice *fields;
   size_t fields_cap;
-  napi_value *args;   /* arguments beyond STACK_ARGS */
-  size_t args_cap;
   char date[64];
   size_t date_len;
   char keep_alive[256];
@@ -121,43 +124,44 @@ static void clear_exception(napi_env env) {
     napi_get_and_clear_last_exception(env, &ignored);
 }
 
-/* The call's arguments and the addon.  argv points at *stack (room for
- * STACK_ARGS) or at a->args when there are more.  Returns 0 on failure. */
-static int get_args(napi_env env, napi_callback_info info, napi_value *stack,
-                    napi_value **argv, size_t *argc, addon **a) {
-  size_t n = STACK_ARGS;
+/* The call's arguments (up to MAX_ARGS into argv, their count in argc) and
+ * the addon.  Returns 0 on failure. */
+static int get_args(napi_env env, napi_callback_info info, napi_value *argv, size_t *argc,
+                    addon **a) {
+  size_t n = MAX_ARGS;
   void *data = NULL;
-  *argv = stack;
-  if (napi_get_cb_info(env, info, &n, stack, NULL, &data) != napi_ok || data == NULL) return 0;
+  if (napi_get_cb_info(env, info, &n, argv, NULL, &data) != napi_ok || data == NULL) return 0;
   *a = data;
-  if (n > STACK_ARGS) {
-    if (n > (*a)->args_cap) {
-      napi_value *p = realloc((*a)->args, n * sizeof *p);
-      if (p == NULL) return 0;
-      (*a)->args = p;
-      (*a)->args_cap = n;
-    }
-    size_t m = n;
-    if (napi_get_cb_info(env, info, &m, (*a)->args, NULL, NULL) != napi_ok || m != n) return 0;
-    *argv = (*a)->args;
-  }
   *argc = n;
   return 1;
 }
 
-/* One string part appended to a->text at *at, as UTF-8, into a buffer of
- * cap bytes whose last two must stay unused: a copy that reaches them
- * means a part was longer than the hint said.  Returns OW_OK or a bail. */
-static int append_part(napi_env env, addon *a, napi_value v, size_t cap, size_t *at,
-                       ow_slice *slice) {
+/* UTF-16 to bytes; answers the OR of all code units, so that one test
+ * tells whether any was >= 0x80.  Separate buffers let it vectorise. */
+static unsigned narrow(const char16_t *restrict u, char *restrict p, size_t len) {
+  unsigned acc = 0;
+  for (size_t i = 0; i < len; i++) {
+    acc |= u[i];
+    p[i] = (char)u[i];
+  }
+  return acc;
+}
+
+/*
+ * Read `value`, a string that must be exactly `len` UTF-16 code units long,
+ * into a->text as bytes: room for one unit more shows a longer string.
+ * Returns OW_OK, OW_BAIL_NON_ASCII when a code unit is >= 0x80, or another
+ * bail.
+ */
+static int read_text(napi_env env, addon *a, napi_value value, size_t len) {
   size_t got = 0;
-  if (napi_get_value_string_utf8(env, v, a->text.p + *at, cap - *at, &got) != napi_ok)
+  if (len > (SIZE_MAX - 4) / 2) return OW_BAIL_TOO_LARGE;
+  char16_t *u = (char16_t *)(void *)reserve(&a->wide, 2 * (len + 2));
+  char *p = reserve(&a->text, len + 1);
+  if (u == NULL || p == NULL) return OW_BAIL_TOO_LARGE;
+  if (napi_get_value_string_utf16(env, value, u, len + 2, &got) != napi_ok || got != len)
     return OW_BAIL_SHAPE;
-  if (got > cap - 2 - *at) return OW_BAIL_SHAPE;
-  slice->ptr = a->text.p + *at;
-  slice->len = got;
-  *at += got;
-  return OW_OK;
+  return narrow(u, p, len) >= 0x80 ? OW_BAIL_NON_ASCII : OW_OK;
 }
 
 /* One head to render: the input for head.c and its plan. */
@@ -180,34 +184,42 @@ static double simple_length(ow_slice v) {
 }
 
 /*
- * Read the parts argv[0..nparts), plan the head and write the plan's
- * results to the slots.
+ * Read the text, cut it by the lengths in shared memory, plan the head and
+ * write the plan's results to the slots.
  */
-static int plan(napi_env env, addon *a, const napi_value *argv, size_t nparts, job *j) {
+static int plan(napi_env env, addon *a, napi_value text, job *j) {
   int32_t *ints = a->ints;
-  int32_t hint = ints[S_TEXT_LEN];
+  const int32_t *lens = a->lens;
+  int32_t nparts = ints[S_NPARTS];
+  int32_t tlen = ints[S_TEXT_LEN];
   int rc = OW_OK;
 
   ints[S_BAD_PAIR] = -1;
-  if (nparts == 0 || nparts % 2 == 0 || (int32_t)nparts != ints[S_NPARTS] || hint < 0)
-    return OW_BAIL_SHAPE;
-  size_t nfields = (nparts - 1) / 2;
-  if ((size_t)hint > (SIZE_MAX - 2) / UTF8_MAX_PER_UNIT) return OW_BAIL_TOO_LARGE;
-  size_t cap = UTF8_MAX_PER_UNIT * (size_t)hint + 2;
-  if (reserve(&a->text, cap) == NULL) return OW_BAIL_TOO_LARGE;
+  if (nparts < 1 || nparts % 2 == 0 || nparts > 1 + 2 * MAX_PAIRS || tlen < 0) return OW_BAIL_SHAPE;
+  size_t nfields = (size_t)(nparts - 1) / 2;
+  size_t len = (size_t)tlen;
+  rc = read_text(env, a, text, len);
+  if (rc != OW_OK) return rc;
   if (2 * nfields > a->fields_cap) {
-    ow_slice *f = realloc(a->fields, 2 * nfields * sizeof *f);
+    ow_slice *f = realloc(a->fields, 2 * MAX_PAIRS * sizeof *f);
     if (f == NULL) return OW_BAIL_TOO_LARGE;
     a->fields = f;
-    a->fields_cap = 2 * nfields;
+    a->fields_cap = 2 * MAX_PAIRS;
   }
 
+  /* Cut: the lengths must add up to the text exactly. */
+  const char *p = a->text.p;
   size_t at = 0;
   ow_slice first;
-  rc = append_part(env, a, argv[0], cap, &at, &first);
-  for (size_t i = 0; rc == OW_OK && i < 2 * nfields; i++)
-    rc = append_part(env, a, argv[1 + i], cap, &at, &a->fields[i]);
-  if (rc != OW_OK) return rc;
+  for (size_t i = 0; i < (size_t)nparts; i++) {
+    int32_t l = lens[i];
+    if (l < 0 || (size_t)l > len - at) return OW_BAIL_SHAPE;
+    ow_slice *s = i == 0 ? &first : &a->fields[i - 1];
+    s->ptr = p + at;
+    s->len = (size_t)l;
+    at += (size_t)l;
+  }
+  if (at != len) return OW_BAIL_SHAPE;
 
   memset(&j->in, 0, sizeof j->in);
   if (ints[S_LINE_MODE] == 0)
@@ -218,7 +230,7 @@ static int plan(napi_env env, addon *a, const napi_value *argv, size_t nparts, j
   j->in.fields = a->fields;
   j->in.nfields = nfields;
   j->in.state = (uint32_t)ints[S_STATE];
-  if (ints[S_WANT_ROLES] && nfields <= MAX_ROLES) j->in.roles = a->roles;
+  if (ints[S_WANT_ROLES]) j->in.roles = a->roles;
   if (j->in.state & OW_HAS_CL) {
     /* Node prints the number as JavaScript would: only integers that are
      * exact as doubles are rendered here. */
@@ -358,28 +370,27 @@ static napi_value finish(napi_env env, addon *a, napi_value result, int rc) {
 }
 
 /*
- * head(first, name, value, ...): the head.
- * message(body, first, name, value, ...): the head, then - when
+ * head(text): the head.
+ * message(text, body): the head, then - when
  * S_BODY_KIND says there is a body and the response has one (not HEAD,
  * 204, 304, 1xx: Node drops the body there) - the body, framed as one
  * chunk plus the last-chunk when the head is chunked.
  * undefined when Node must render it.
  */
 static napi_value render(napi_env env, napi_callback_info info, int with_body) {
-  napi_value stack[STACK_ARGS];
-  napi_value *argv = NULL;
+  napi_value argv[MAX_ARGS];
   napi_value result = NULL;
   size_t argc = 0;
   addon *a = NULL;
   job j;
   body b;
   int rc = OW_BAIL_SHAPE;
-  size_t skip = with_body ? 1 : 0;
 
   memset(&b, 0, sizeof b);
-  if (get_args(env, info, stack, &argv, &argc, &a) && a->ints != NULL && argc > skip) {
-    rc = plan(env, a, argv + skip, argc - skip, &j);
-    if (rc == OW_OK && with_body) rc = body_get(env, a, argv[0], &b);
+  if (get_args(env, info, argv, &argc, &a) && a->ints != NULL &&
+      argc == (with_body ? 2u : 1u)) {
+    rc = plan(env, a, argv[0], &j);
+    if (rc == OW_OK && with_body) rc = body_get(env, a, argv[1], &b);
   }
   if (rc == OW_OK) {
     int has_body = with_body && (j.plan.state & OW_HAS_BODY) != 0;
@@ -397,6 +408,7 @@ static napi_value render(napi_env env, napi_callback_info info, int with_body) {
     }
   }
   if (a != NULL) {
+    shrink(&a->wide);
     shrink(&a->text);
     shrink(&a->out);
   }
@@ -417,8 +429,7 @@ static napi_value js_message(napi_env env, napi_callback_info info) {
  * as one chunk plus the last-chunk when S_FRAME is set.
  */
 static napi_value js_join(napi_env env, napi_callback_info info) {
-  napi_value stack[STACK_ARGS];
-  napi_value *argv = NULL;
+  napi_value argv[MAX_ARGS];
   napi_value result = NULL;
   size_t argc = 0;
   addon *a = NULL;
@@ -426,7 +437,7 @@ static napi_value js_join(napi_env env, napi_callback_info info) {
   size_t got = 0;
   int rc = OW_BAIL_SHAPE;
 
-  if (get_args(env, info, stack, &argv, &argc, &a) && a->ints != NULL && argc == 2 &&
+  if (get_args(env, info, argv, &argc, &a) && a->ints != NULL && argc == 2 &&
       a->ints[S_TEXT_LEN] >= 0)
     rc = body_get(env, a, argv[1], &b);
   if (rc == OW_OK) {
@@ -451,15 +462,14 @@ static napi_value js_join(napi_env env, napi_callback_info info) {
 
 /* chunk(body): "hex\r\n" body "\r\n". */
 static napi_value js_chunk(napi_env env, napi_callback_info info) {
-  napi_value stack[STACK_ARGS];
-  napi_value *argv = NULL;
+  napi_value argv[MAX_ARGS];
   napi_value result = NULL;
   size_t argc = 0;
   addon *a = NULL;
   body b;
   int rc = OW_BAIL_SHAPE;
 
-  if (get_args(env, info, stack, &argv, &argc, &a) && a->ints != NULL && argc == 1)
+  if (get_args(env, info, argv, &argc, &a) && a->ints != NULL && argc == 1)
     rc = body_get(env, a, argv[0], &b);
   if (rc == OW_OK && b.len == 0) rc = OW_BAIL_SHAPE; /* Node writes no frame for empty data */
   if (rc == OW_OK) {
@@ -485,14 +495,13 @@ static napi_value js_chunk(napi_env env, napi_callback_info info) {
  * at most.  A value that does not fit leaves an empty one, which
  * ow_head_plan refuses, so Node renders those heads. */
 static napi_value set_text(napi_env env, napi_callback_info info, int which) {
-  napi_value stack[STACK_ARGS];
-  napi_value *argv = NULL;
+  napi_value argv[MAX_ARGS];
   size_t argc = 0;
   addon *a = NULL;
   size_t len = 0;
   int ok = 0;
 
-  if (get_args(env, info, stack, &argv, &argc, &a) && a->ints != NULL && argc == 1) {
+  if (get_args(env, info, argv, &argc, &a) && a->ints != NULL && argc == 1) {
     char *dst = which ? a->keep_alive : a->date;
     size_t cap = which ? sizeof a->keep_alive : sizeof a->date;
     /* Checked here, once a second, rather than in every head. */
@@ -520,8 +529,7 @@ static napi_value js_set_keep_alive(napi_env env, napi_callback_info info) {
  * Once: later calls, and anything else, answer false.
  */
 static napi_value js_attach(napi_env env, napi_callback_info info) {
-  napi_value stack[STACK_ARGS];
-  napi_value *argv = NULL;
+  napi_value argv[MAX_ARGS];
   napi_value answer = NULL;
   size_t argc = 0;
   addon *a = NULL;
@@ -530,7 +538,7 @@ static napi_value js_attach(napi_env env, napi_callback_info info) {
   size_t length = 0, offset = 0;
   void *data = NULL;
   bool plain = true;
-  int ok = get_args(env, info, stack, &argv, &argc, &a) && a->ints == NULL && argc == 1 &&
+  int ok = get_args(env, info, argv, &argc, &a) && a->ints == NULL && argc == 1 &&
            napi_get_typedarray_info(env, argv[0], &type, &length, &data, &buffer, &offset) ==
                napi_ok &&
            type == napi_int32_array && length * sizeof(int32_t) >= SHARED_BYTES &&
@@ -541,6 +549,7 @@ static napi_value js_attach(napi_env env, napi_callback_info info) {
     memset(data, 0, SHARED_BYTES);
     a->nums = (double *)(void *)((char *)data + DOUBLES_AT);
     a->roles = (uint8_t *)data + ROLES_AT;
+    a->lens = (int32_t *)(void *)((char *)data + LENGTHS_AT);
     a->ints = data;
   }
   clear_exception(env);
@@ -551,10 +560,10 @@ static napi_value js_attach(napi_env env, napi_callback_info info) {
 /* The environment is going away: nothing of this instance runs again. */
 static void addon_free(void *data) {
   addon *a = data;
+  free(a->wide.p);
   free(a->text.p);
   free(a->out.p);
   free(a->fields);
-  free(a->args);
   free(a);
 }
 
@@ -566,6 +575,7 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
 
   _Static_assert(S_INT_COUNT * sizeof(int32_t) <= DOUBLES_AT, "int slots fit before the doubles");
   _Static_assert(DOUBLES_AT + D_COUNT * sizeof(double) <= ROLES_AT, "double slots fit");
+  _Static_assert(LENGTHS_AT % sizeof(int32_t) == 0, "lengths aligned");
 
   if (a == NULL) {
     napi_throw_error(env, NULL, "onewrite: out of memory");

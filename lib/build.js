@@ -24,8 +24,6 @@ const head = require('./head');
 const walker = require('./walk');
 const S = require('./slots');
 
-const { apply } = Reflect;
-
 const ENCODINGS = new Set(['utf8', 'utf-8', 'latin1', 'binary', 'ascii']);
 
 function normalise(statusCode, options) {
@@ -105,8 +103,9 @@ function render(statusCode, statusMessage, headers, o) {
     o.contentLength === null ? undefined : o.contentLength, o.keepAliveTimeout, o.maxRequestsPerSocket);
   head.ints[S.S_WANT_ROLES] = 0;
 
+  const all = head.text(parts);
   let body = o.body;
-  if (body === undefined) return toBuffer(apply(binding.head, undefined, parts));
+  if (body === undefined) return toBuffer(binding.head(all));
   if (typeof body === 'string') {
     const oneByte = o.encoding === 'latin1' || o.encoding === 'binary' ||
       Buffer.byteLength(body, 'utf8') === body.length;
@@ -122,7 +121,7 @@ function render(statusCode, statusMessage, headers, o) {
   } else {
     head.ints[S.S_BODY_KIND] = S.BODY_BYTES;
   }
-  return toBuffer(apply(binding.message, undefined, [body, ...parts]));
+  return toBuffer(binding.message(all, body));
 }
 
 function buildHead(statusCode, statusMessage, headers, options) {

@@ -16,8 +16,7 @@ const S = require('./slots');
 const walker = require('./walk');
 const { fallback } = require('./stats');
 
-const { binding, ints, nums, roles } = native;
-const { apply } = Reflect;
+const { binding, ints, nums, roles, lens } = native;
 const { MAX_STRING_LENGTH } = require('node:buffer').constants;
 
 // The Date value, cached per second like Node's internal utcDate().  The
@@ -185,33 +184,52 @@ function userLengthOf(parts, seen) {
   return +parts[2 + 2 * ints[S.S_CL_PAIR]];
 }
 
-// Render the walk's parts with the addon; returns an entry (kept when it
-// may be), or null where the addon declines, with the reason recorded.
+// The parts as one string, their lengths in shared memory: the addon reads
+// one string (a read costs about as much as a short header) and cuts it.
+function text(parts) {
+  let t = parts[0];
+  lens[0] = t.length;
+  for (let i = 1; i < parts.length; i++) {
+    const p = parts[i];
+    lens[i] = p.length;
+    t += p;
+  }
+  return t;
+}
+
+// What the last render answered (read by store() at once).
+const rendered = { head: '', sent: 0, out: 0, seen: 0, userLength: 0 };
+
+// Render the walk's parts with the addon: fills `rendered` and keeps an
+// entry when it may; answers false where the addon declines, with the
+// reason recorded.  (The walk's parts array is exactly its parts, and is
+// reused by the next walk: a kept entry gets a copy.)
 function render(length, key, st, status, lineMode, cl, timeout, max, method) {
-  const parts = walker.takeParts();
+  const parts = walker.state.parts;
   const keepable = cacheSize !== 0 && length <= CACHE_MAX_LENGTH;
-  const npairs = (parts.length - 1) >> 1;
   const sent = prepare(st, status % 1000, lineMode, parts.length, length, cl, timeout, max);
   ints[S.S_WANT_ROLES] = keepable ? 1 : 0;
-  const head = apply(binding.head, undefined, parts);
+  const head = binding.head(text(parts));
   if (head === undefined) {
     fallback(S.RESULTS[ints[S.S_RESULT]] || 'head shape', method);
-    return null;
+    return false;
   }
   const seen = ints[S.S_SEEN];
-  const e = {
-    parts, st, status, cl, timeout, max, date: dateGeneration,
-    head, sent, out: ints[S.S_OUT_STATE], seen,
-    userLength: userLengthOf(parts, seen),
-    roles: null,
-    // The first line: as given (line mode 0), or "HTTP/1.1 NNN <reason>\r\n".
-    firstLength: lineMode === 0 ? parts[0].length : 15 + parts[0].length,
-  };
+  rendered.head = head;
+  rendered.sent = sent;
+  rendered.out = ints[S.S_OUT_STATE];
+  rendered.seen = seen;
+  rendered.userLength = userLengthOf(parts, seen);
   if (keepable) {
-    e.roles = roles.slice(0, npairs);
-    cache[slotOf(parts.length, key)] = e;
+    cache[slotOf(parts.length, key)] = {
+      parts: parts.slice(), length, st, status, cl, timeout, max, date: dateGeneration,
+      head, sent, out: rendered.out, seen, userLength: rendered.userLength,
+      roles: roles.slice(0, (parts.length - 1) >> 1),
+      // The first line: as given (line mode 0), or "HTTP/1.1 NNN <reason>\r\n".
+      firstLength: lineMode === 0 ? parts[0].length : 15 + parts[0].length,
+    };
   }
-  return e;
+  return true;
 }
 
 // Build and store the head of `res`: sets _header and the fields Node's
@@ -248,11 +266,11 @@ function store(res, first, headers, code, dropBody, noKeepAlive, method) {
   const status = code === 0 ? statusRule(res) : 1000 + code;
   if (st & S.SEND_DATE) ensureDate();
   // A kept head with the same inputs: the same, or patched, or none.
-  let e = cacheSize === 0 ? null : cache[slotOf(n, key)];
+  const e = cacheSize === 0 ? null : cache[slotOf(n, key)];
   let h = null;
   let userLength = 0;
   if (sameInputs(e, n, st, status, cl, timeout, max)) {
-    if (sameParts(e, parts, n)) {
+    if (e.length === length && sameParts(e, parts, n)) {
       h = e.head;
       userLength = e.userLength;
       cacheStats.hits++;
@@ -261,21 +279,24 @@ function store(res, first, headers, code, dropBody, noKeepAlive, method) {
       cacheStats.patches++;
     }
   }
-  if (h === null) {
-    e = render(length, key, st, status, lineMode, cl, timeout, max, method);
-    if (e === null) return -1;
-    h = e.head;
-    userLength = e.userLength;
+  let sent;
+  let out;
+  let seen;
+  if (h !== null) {
+    ({ sent, out, seen } = e);
+  } else {
+    if (!render(length, key, st, status, lineMode, cl, timeout, max, method)) return -1;
+    ({ head: h, sent, out, seen, userLength } = rendered);
     cacheStats.renders++;
   }
   if (dropBody) internals.dropBody(res);
   if (noKeepAlive) internals.dontKeepAlive(res);
-  const changed = e.out ^ e.sent;
-  if (changed !== 0) internals.applyState(res, e.out, changed);
-  if (e.seen & S.SEEN_CL) internals.setContentLength(res, userLength);
+  const changed = out ^ sent;
+  if (changed !== 0) internals.applyState(res, out, changed);
+  if (seen & S.SEEN_CL) internals.setContentLength(res, userLength);
   internals.storeHead(res, h);
   lastHead = h;
-  return e.seen;
+  return seen;
 }
 
 // The reason the last store() that answered -1 gave, when it was the
@@ -304,6 +325,7 @@ function storeHeader(res, firstLine, headers) {
 module.exports = {
   ints,
   nums,
+  text,
   ensureDate,
   ensureKeepAlive,
   prepare,

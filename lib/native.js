@@ -20,6 +20,7 @@ let error = null;
 let ints = null;
 let nums = null;
 let roles = null;
+let lens = null;
 
 function load() {
   const exports = require('node-gyp-build')(path.join(__dirname, '..'));
@@ -35,6 +36,7 @@ function load() {
   ints = new Int32Array(memory, 0, S.INT_SLOTS);
   nums = new Float64Array(memory, S.DOUBLES_OFFSET, S.DOUBLE_SLOTS);
   roles = new Uint8Array(memory, S.ROLES_OFFSET, S.MAX_ROLES);
+  lens = new Int32Array(memory, S.LENGTHS_OFFSET, 1 + 2 * S.MAX_PAIRS);
   const fns = {};
   for (const f of FUNCTIONS) if (f !== 'attach') fns[f] = exports[f];
   delete exports.attach;
@@ -48,4 +50,4 @@ try {
   binding = null;
 }
 
-module.exports = { binding, error, ints, nums, roles };
+module.exports = { binding, error, ints, nums, roles, lens };

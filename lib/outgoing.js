@@ -92,22 +92,34 @@ let refusal = '';
 // _send(chunk) sends, merged or not.  Returns the socket.write() result,
 // or undefined (nothing written, `refusal` set) where one write cannot
 // carry it.
-function writePlain(socket, h, chunk, encoding, len, oneByte, callback) {
+// `lift`: end()'s cork may be lifted before a single write (liftEndCork).
+function writePlain(socket, h, chunk, encoding, len, oneByte, callback, lift) {
+  let data;
+  let as;
   if (typeof chunk === 'string') {
-    if (h === '') return socket.write(chunk, encoding, callback);
-    if (encoding === 'latin1' || encoding === 'binary' || (oneByte && asciiHead(h))) {
+    if (h === '') {
+      data = chunk;
+      as = encoding;
+    } else if (encoding === 'latin1' || encoding === 'binary' || (oneByte && asciiHead(h))) {
       // The head is latin1; so is this text, byte for byte.
-      return socket.write(joinText(h, chunk), 'latin1', callback);
+      data = joinText(h, chunk);
+      as = 'latin1';
+    } else if (mergesWithHead(encoding) || asciiHead(h)) {
+      // As Node merges it; or ('utf-8') the head apart, the same bytes.
+      data = h + chunk;
+      as = 'utf8';
+    } else {
+      refusal = 'latin1 head before utf-8 text';
+      return undefined;
     }
-    if (mergesWithHead(encoding)) return socket.write(h + chunk, 'utf8', callback); // as Node merges it
-    if (asciiHead(h)) return socket.write(h + chunk, 'utf8', callback); // 'utf-8': head apart, same bytes
-    refusal = 'latin1 head before utf-8 text';
-    return undefined;
+    if (lift) liftEndCork(socket);
+    return socket.write(data, as, callback);
   }
-  if (h === '') return socket.write(chunk, null, callback);
-  if (len <= COPY_LIMIT) {
-    const joined = join(h, chunk, 0);
-    return joined === undefined ? undefined : socket.write(joined, 'latin1', callback);
+  if (h === '' || len <= COPY_LIMIT) {
+    data = h === '' ? chunk : join(h, chunk, 0);
+    if (data === undefined) return undefined;
+    if (lift) liftEndCork(socket);
+    return socket.write(data, h === '' ? null : 'latin1', callback);
   }
   // A large body is not copied: the head, then the body (a corked socket
   // makes one writev of them).
@@ -117,12 +129,12 @@ function writePlain(socket, h, chunk, encoding, len, oneByte, callback) {
 
 // The head (or ''), one chunk framed as Node frames it ("hex\r\n" data
 // "\r\n") and `after` (the last-chunk, for end(); '' for write()).
-function writeFramed(socket, h, chunk, encoding, len, oneByte, after, callback) {
+function writeFramed(socket, h, chunk, encoding, len, oneByte, after, callback, lift) {
   const size = len.toString(16) + '\r\n';
   if (typeof chunk === 'string') {
-    if (oneByte) return socket.write(h + size + chunk + '\r\n' + after, 'latin1', callback);
-    if (asciiHead(h) && !NOT_ASCII.test(after)) {
-      return socket.write(h + size + chunk + '\r\n' + after, 'utf8', callback);
+    if (oneByte || (asciiHead(h) && !NOT_ASCII.test(after))) {
+      if (lift) liftEndCork(socket);
+      return socket.write(h + size + chunk + '\r\n' + after, oneByte ? 'latin1' : 'utf8', callback);
     }
     // A latin1 head or trailer and multibyte text: in their own encodings.
     socket.write(h + size, 'latin1');
@@ -131,12 +143,16 @@ function writeFramed(socket, h, chunk, encoding, len, oneByte, after, callback) 
     return socket.write(after, 'latin1', callback);
   }
   if (len <= COPY_LIMIT) {
+    let data;
     if (after === LAST_CHUNK) {
-      const joined = join(h, chunk, 1);
-      return joined === undefined ? undefined : socket.write(joined, 'latin1', callback);
+      data = join(h, chunk, 1);
+    } else {
+      const framed = frameBytes(chunk);
+      data = framed === undefined ? undefined : h + framed + after;
     }
-    const framed = frameBytes(chunk);
-    return framed === undefined ? undefined : socket.write(h + framed + after, 'latin1', callback);
+    if (data === undefined) return undefined;
+    if (lift) liftEndCork(socket);
+    return socket.write(data, 'latin1', callback);
   }
   socket.write(h + size, 'latin1');
   socket.write(chunk);
@@ -218,6 +234,7 @@ function sendLast(msg, chunk, encoding, len, oneByte, callback) {
     // head alone.
     if (internals.rejectsBody(msg)) return 'body not allowed';
     process.nextTick(nop);
+    liftEndCork(socket);
     socket.write(takeHead(msg), 'latin1', callback);
     return null;
   }
@@ -226,13 +243,23 @@ function sendLast(msg, chunk, encoding, len, oneByte, callback) {
   if (internals.isChunked(msg)) {
     const trailer = internals.trailer(msg);
     const after = trailer === '' ? LAST_CHUNK : '0\r\n' + trailer + '\r\n';
-    ret = writeFramed(socket, h, chunk, encoding, len, oneByte, after, callback);
+    ret = writeFramed(socket, h, chunk, encoding, len, oneByte, after, callback, true);
   } else {
-    ret = writePlain(socket, h, chunk, encoding, len, oneByte, callback);
+    ret = writePlain(socket, h, chunk, encoding, len, oneByte, callback, true);
   }
   if (ret === undefined) return refusal;
   if (h !== '') internals.markHeadSent(msg);
   return null;
+}
+
+// end() corks the socket before its head, as Node's does.  When that is the
+// only cork and nothing waits behind it, a response that goes out in ONE
+// socket.write() may go at once rather than through the socket's buffer:
+// nothing can tell (end() uncorks the socket fully before it returns, and
+// no code runs in between).  Bytes written in several writes stay corked:
+// they leave together, in one writev.
+function liftEndCork(socket) {
+  if (socket.writableCorked === 1 && socket.writableLength === 0) socket.uncork();
 }
 
 // What write_() does after the head is rendered (20 22 24 26): the data,
