@@ -1,10 +1,10 @@
 'use strict';
 
 // The server of Node's own benchmark/http/simple.js (its fixture
-// simple-http-server.js), plus a "realistic" and a "json" handler.
+// simple-http-server.js), plus "realistic", "json" and "write-end" handlers.
 // Run it stock, or with onewrite:
 //
-//   node benchmark/simple.js [--handler=simple|realistic|json]
+//   node benchmark/simple.js [--handler=simple|realistic|json|write-end]
 //        [--type=bytes|buffer] [--len=4] [--chunks=1] [--chunkedEnc=0]
 //   node -r onewrite/register benchmark/simple.js ...
 //
@@ -20,7 +20,7 @@ const args = parseArgs(process.argv.slice(2), {
   handler: 'simple', type: 'bytes', len: 4, chunks: 1, chunkedEnc: 0, port: 0,
 }, {
   script: __filename,
-  choices: { handler: ['simple', 'realistic', 'json'], type: ['bytes', 'buffer'], chunkedEnc: [0, 1] },
+  choices: { handler: ['simple', 'realistic', 'json', 'write-end'], type: ['bytes', 'buffer'], chunkedEnc: [0, 1] },
   help: {
     handler: 'what to answer',
     type: "simple's body: a string (bytes) or a Buffer",
@@ -75,7 +75,16 @@ function json(req, res) {
   res.end(s);
 }
 
-const handlers = { simple, realistic, json };
+// write-end: the head with a length, the body by write(), then end(), as
+// h3/srvx, send/express.static and pipeline() with a known length answer.
+const file = Buffer.from(JSON.stringify(data));
+function writeEnd(req, res) {
+  res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': file.length });
+  res.write(file);
+  res.end();
+}
+
+const handlers = { simple, realistic, json, 'write-end': writeEnd };
 const server = http.createServer(handlers[handlerName]);
 server.listen(args.port, '127.0.0.1', () => {
   process.stdout.write(`${server.address().port}\n`);

@@ -450,26 +450,34 @@ function writeData(msg, chunk, encoding, callback, len, oneByte) {
   return ret;
 }
 
-// The chunk of write() in one framed socket write, as write_()'s own steps
-// would send it after the head (the cork for the tick included).  Returns
-// null when written (lastRet: the socket's answer), else why not.
+// The data of write() in one socket write - framed as one chunk, or as is
+// (a Content-Length response), with the head in front while it has not
+// gone - as write_()'s own steps would send it after the head, the cork
+// for the tick included.  Returns null when written (lastRet: the
+// socket's answer), else why not.
 let lastRet = true;
 function writeDirect(msg, chunk, encoding, len, oneByte, callback) {
   if (!internals.hasBody(msg)) return 'no body (HEAD, 204, 304)';
-  if (!internals.isChunked(msg)) return 'content-length body write';
   const why = socketRefusal(msg) ?? (msg.finished ? 'finished in the head'
     : msg.destroyed ? 'destroyed in the head'
       : msg.strictContentLength ? 'strictContentLength set in the head'
         : !sameLength(chunk, len) ? 'body changed in the head' : null);
   if (why !== null) return why;
+  const chunked = internals.isChunked(msg);
   const socket = msg.socket;
-  // 24 26: a socket that is not corked makes write_() cork the response
-  // and buffer the chunk, to be merged with the tick's other writes (and
-  // flushed by uncork()): not a hand-over.
-  if (LINE >= 24 && !socket.writableCorked) return 'merged in the tick';
-  if (!socket.writableCorked) internals.corkSocketForTick(socket);
+  // write_()'s cork for the rest of the tick: the socket's on 20 and 22, the
+  // response's on 24 and 26, where a chunk is then buffered to be merged
+  // with the tick's other writes (and flushed by uncork()): not a hand-over.
+  // (Taken as write_() takes it, it leaves Node's own steps below the same
+  // if the bytes cannot go in one write after all.)
+  if (!socket.writableCorked) {
+    if (LINE < 24) internals.corkSocketForTick(socket);
+    else if (chunked) return 'merged in the tick';
+    else internals.corkForWrite(msg);
+  }
   const h = internals.headPending(msg) ? internals.head(msg) : '';
-  const ret = writeFramed(socket, h, chunk, encoding, len, oneByte, '', callback);
+  const ret = chunked ? writeFramed(socket, h, chunk, encoding, len, oneByte, '', callback)
+    : writePlain(socket, h, chunk, encoding, len, oneByte, callback, false);
   if (ret === undefined) return refusal;
   if (h !== '') internals.markHeadSent(msg);
   lastRet = ret;

@@ -22,6 +22,7 @@ function servers({ type = 'bytes', len = 4, chunks = 1, chunkedEnc = 0 } = {}) {
     },
     realistic: { script: 'simple.js', args: ['--handler=realistic'], path: '/', label: 'realistic (setHeader x2, writeHead with cookie, unique request id)' },
     json: { script: 'simple.js', args: ['--handler=json'], path: '/', label: 'json (JSON.stringify per request)' },
+    'write-end': { script: 'simple.js', args: ['--handler=write-end'], path: '/', label: 'write-end (writeHead with Content-Length, write(Buffer), end())' },
   };
   for (const fw of ['express', 'fastify', 'koa']) {
     defs[fw] = { script: 'frameworks.js', args: [`--framework=${fw}`], path: '/', label: `${fw} hello world` };
