@@ -17,19 +17,26 @@ export function install(): boolean;
  */
 export function uninstall(): boolean;
 
-/** How often each fast path ran, and how often it handed over to Node. */
+/**
+ * How often each fast path ran, and how often Node's own code did it; each
+ * call counted once, the same way in every mode.
+ */
 export interface Counters {
   /** Heads rendered by the addon (or its cache). */
   heads: number;
   /** Heads Node rendered. */
   headsToNode: number;
-  /** `end(data)` calls sent in one socket write. */
+  /** `end(data)` calls whose bytes left in one socket write. */
   ends: number;
-  /** `end(data)` calls left to Node. */
+  /** `end(data)` calls Node's own code sent. */
   endsToNode: number;
-  /** Chunked `write()` calls sent as one framed socket write. */
+  /**
+   * `write()` calls whose data went out in a write of onewrite's (on Node
+   * 24+, the writes of one tick merged into one chunk count here when
+   * onewrite sends that chunk).
+   */
   writes: number;
-  /** `write()` calls left to Node. */
+  /** `write()` calls whose data Node's own code sent. */
   writesToNode: number;
 }
 
@@ -39,11 +46,25 @@ interface StatusBase {
   /** The Node majors onewrite was tested on. */
   tested: number[];
   counters: Counters;
+  /**
+   * Every hand-over to Node's own code, counted by its reason (one name per
+   * decision in the code): `'non-ascii head'`, `'encoding hex'`,
+   * `'pipelined'`, `'socket.write replaced'`, `'header getter or proxy'`, ...
+   */
+  fallbacks: Record<string, number>;
+  /**
+   * Fast methods left out, and why: a method found wrapped by another
+   * module (an agent loaded first) at `install()`, or replaced on
+   * `http.OutgoingMessage.prototype` since onewrite loaded.
+   */
+  left: Record<string, string>;
 }
 
-/** Installed on `http.ServerResponse.prototype`. */
+/** Installed on `http.ServerResponse.prototype`, or the subclass in use. */
 export interface StatusActive extends StatusBase {
   active: true;
+  /** `'installed'`: install() or onewrite/register; `'subclass'`: `createServer({ ServerResponse })`. */
+  mode: 'installed' | 'subclass';
   available: true;
   reason: null;
 }
@@ -51,6 +72,7 @@ export interface StatusActive extends StatusBase {
 /** Could be installed, but is not. */
 export interface StatusNotInstalled extends StatusBase {
   active: false;
+  mode: 'off';
   available: true;
   reason: 'not installed';
 }
@@ -58,6 +80,7 @@ export interface StatusNotInstalled extends StatusBase {
 /** Cannot run here; Node's own code is in charge. */
 export interface StatusUnavailable extends StatusBase {
   active: false;
+  mode: 'off';
   available: false;
   /**
    * Why not: `'disabled by ONEWRITE_DISABLE=1'`,

@@ -29,12 +29,16 @@ const tested: number[] = s.tested;
 const counters: Counters = s.counters;
 const total: number = counters.heads + counters.headsToNode + counters.ends +
   counters.endsToNode + counters.writes + counters.writesToNode;
+const hexFallbacks: number | undefined = s.fallbacks['encoding hex'];
+const leftOut: string | undefined = s.left.writeHead;
+const mode: 'installed' | 'subclass' | 'off' = s.mode;
 
 // The union narrows: active implies available and no reason; unavailable
 // always has a reason.
 if (s.active) {
   const on: true = s.available;
   const none: null = s.reason;
+  const how: 'installed' | 'subclass' = s.mode;
 } else if (!s.available) {
   const why: string = s.reason;
   why.startsWith('the native addon could not be loaded');
@@ -129,6 +133,10 @@ const reasonText: string = status().reason;
 status().counters.bytes;
 // @ts-expect-error counters are numbers
 const headsText: string = status().counters.heads;
+// @ts-expect-error fallbacks are counts
+const reasonCount: string = status().fallbacks.x;
+// @ts-expect-error no such mode
+const badMode: 'on' = status().mode;
 // @ts-expect-error install takes no argument and returns a boolean
 const installText: string = install();
 // @ts-expect-error available is a value, not a function
