@@ -210,7 +210,7 @@ static int plan(napi_env env, addon *a, napi_value text, job *j) {
   /* Cut: the lengths must add up to the text exactly. */
   const char *p = a->text.p;
   size_t at = 0;
-  ow_slice first;
+  ow_slice first = {NULL, 0};
   for (size_t i = 0; i < (size_t)nparts; i++) {
     int32_t l = lens[i];
     if (l < 0 || (size_t)l > len - at) return OW_BAIL_SHAPE;
@@ -383,7 +383,7 @@ static napi_value render(napi_env env, napi_callback_info info, int with_body) {
   size_t argc = 0;
   addon *a = NULL;
   job j;
-  body b;
+  body b = {0};
   int rc = OW_BAIL_SHAPE;
 
   memset(&b, 0, sizeof b);
@@ -433,7 +433,7 @@ static napi_value js_join(napi_env env, napi_callback_info info) {
   napi_value result = NULL;
   size_t argc = 0;
   addon *a = NULL;
-  body b;
+  body b = {0};
   size_t got = 0;
   int rc = OW_BAIL_SHAPE;
 
@@ -466,7 +466,7 @@ static napi_value js_chunk(napi_env env, napi_callback_info info) {
   napi_value result = NULL;
   size_t argc = 0;
   addon *a = NULL;
-  body b;
+  body b = {0};
   int rc = OW_BAIL_SHAPE;
 
   if (get_args(env, info, argv, &argc, &a) && a->ints != NULL && argc == 1)
