@@ -7,8 +7,11 @@
 // answers -1 where the addon declines or the walk refuses, having changed
 // nothing; the caller then runs Node's own code.
 //
-// No user code runs from the start of a build to its end (see lib/walk.js):
-// the module state here is never live across it.
+// The walk (lib/walk.js) runs no user code.  The one place a build can
+// run some is the read of the response's own fields (headState(): a getter
+// defined on the response); while those are read, a build started from
+// inside one (another response's head) is handed to Node, so the module
+// state here is never used by two builds at once.
 
 const native = require('./native');
 const internals = require('./internals');
@@ -83,8 +86,9 @@ function prepare(st, status, lineMode, nparts, length, contentLength, timeout, m
 // 204 and 304 switch chunked framing off: the only use of the status code
 // inside _storeHeader (this.statusCode === 204 || === 304).
 function statusRule(res) {
-  const code = res.statusCode;
-  return code === 204 || code === 304 ? code : 0;
+  // Read as _storeHeader reads it, once chunkedEncoding is known true.
+  if (res.statusCode === 204) return 204;
+  return res.statusCode === 304 ? 304 : 0;
 }
 
 // +s, as matchHeader() computes _contentLength; plain digits (the usual
@@ -239,7 +243,12 @@ function render(length, key, st, status, lineMode, cl, timeout, max, method) {
 // (from onewrite's writeHead); `dropBody` and `noKeepAlive` are writeHead's
 // last two steps (204/304/1xx, an unanswered Expect), applied only once the
 // head is rendered.
+let building = false; // between the walk and the render: the parts are live
 function store(res, first, headers, code, dropBody, noKeepAlive, method) {
+  if (building) {
+    fallback('head built inside another', method);
+    return -1;
+  }
   const timeout = internals.keepAliveTimeout(res);
   const max = internals.maxRequestsPerSocket(res);
   if (!plainNumber(timeout) || !plainNumber(max)) {
@@ -257,13 +266,25 @@ function store(res, first, headers, code, dropBody, noKeepAlive, method) {
     fallback('head too large', method);
     return -1;
   }
-  let st = internals.headState(res) | (kind === walker.CHECK ? S.VALIDATE : 0);
+  // The response's own fields, read after its headers as _storeHeader
+  // reads them.  A getter among them is user code, and the walk's parts
+  // are live: a head built from inside it (another response's) goes to
+  // Node's code, and leaves this one's parts alone.
+  let st;
+  let status;
+  building = true;
+  try {
+    st = internals.headState(res);
+    // The status and the line mode, as one key: the code itself when the
+    // line is made here, else only what _storeHeader reads of it (204/304).
+    status = code !== 0 ? 1000 + code : st & S.CHUNKED ? statusRule(res) : 0;
+  } finally {
+    building = false;
+  }
+  if (kind === walker.CHECK) st |= S.VALIDATE;
   if (dropBody) st &= ~S.HAS_BODY;
   if (noKeepAlive) st &= ~S.KEEP_ALIVE;
-  // The status and the line mode, as one key: the code itself when the
-  // line is made here, else only what _storeHeader reads of it (204/304).
   const lineMode = code === 0 ? 0 : 1;
-  const status = code === 0 ? statusRule(res) : 1000 + code;
   if (st & S.SEND_DATE) ensureDate();
   // A kept head with the same inputs: the same, or patched, or none.
   const e = cacheSize === 0 ? null : cache[slotOf(n, key)];
@@ -299,12 +320,6 @@ function store(res, first, headers, code, dropBody, noKeepAlive, method) {
   return seen;
 }
 
-// The reason the last store() that answered -1 gave, when it was the
-// status message (the caller throws Node's error for it).
-function refusedReason() {
-  return S.RESULTS[ints[S.S_RESULT]];
-}
-
 // The last head this module stored: all ASCII, as every head it renders.
 let lastHead = null;
 function isOwnHead(h) {
@@ -331,7 +346,6 @@ module.exports = {
   prepare,
   storeHeader,
   storeStatusHeader,
-  refusedReason,
   isOwnHead,
   cacheStats,
   setCacheSize: (n) => {

@@ -34,6 +34,12 @@ function check(t, result, message, happened, what) {
   t.ok(happened(result.stock), `with stock Node, ${what}`);
 }
 const logs = (entry) => (stock) => stock.log.some((e) => JSON.stringify(e).includes(entry));
+// A was ended by user code inside B's calls (not by the handler after them).
+const endedInB = (stock) => {
+  const ended = stock.log.indexOf('A ended');
+  const calls = stock.log.findIndex((e) => Array.isArray(e) && e[0] === 'B calls');
+  return ended >= 0 && calls > ended;
+};
 
 // An object whose property `name` is a getter counting its calls, and
 // running `effect` (if any) on each.
@@ -113,7 +119,7 @@ t.test('leak: a getter of a writeHead() header object ends another response', as
       res.writeHead(200, withGetter({}, 'X-From-B', counter, 'b-value', endA));
       res.end('B');
     }),
-  }), 'B keeps its own status line and headers; A its own', logs('A ended'), 'the getter ended A');
+  }), 'B keeps its own status line and headers; A its own', endedInB, 'the getter ended A');
 });
 
 t.test('leak: a getter in a setHeader() array value ends another response', async (t) => {
@@ -126,7 +132,7 @@ t.test('leak: a getter in a setHeader() array value ends another response', asyn
       armed = true; // from here on: while end() renders B's head
       res.end('B');
     }),
-  }), 'B keeps its own status line and headers; A its own', logs('A ended'), 'the getter ended A');
+  }), 'B keeps its own status line and headers; A its own', endedInB, 'the getter ended A');
 });
 
 t.test('leak: a Proxy header object\'s get trap ends another response', async (t) => {
@@ -143,7 +149,7 @@ t.test('leak: a Proxy header object\'s get trap ends another response', async (t
       res.writeHead(200, headers);
       res.end('B');
     }),
-  }), 'B keeps its own status line and headers; A its own', logs('A ended'), 'the trap ended A');
+  }), 'B keeps its own status line and headers; A its own', endedInB, 'the trap ended A');
 });
 
 t.test('leak: maxRequestsPerSocket.valueOf renders another head in the middle of one', async (t) => {
@@ -187,6 +193,33 @@ t.test('leak: maxRequestsPerSocket.valueOf renders another head in the middle of
     },
   }), 'B\'s head is cut by its own lengths', logs('A ended'), 'valueOf ended A');
 });
+
+// A getter defined on the response's own state, which _storeHeader reads
+// after the headers: it ends A while B's head is half built.
+for (const field of ['sendDate', 'shouldKeepAlive']) {
+  t.test(`leak: a getter of the response's ${field} ends another response`, async (t) => {
+    check(t, await runPair({
+      client: heldClient(A_REQ, B_REQ),
+      handler: leakHandler((res, counter, endA) => {
+        let value = res[field];
+        Object.defineProperty(res, field, {
+          configurable: true,
+          get() {
+            counter.n++;
+            endA();
+            return value;
+          },
+          set(v) {
+            value = v;
+          },
+        });
+        // The same length as A's head text: only B's own lengths cut it right.
+        res.writeHead(200, { 'X-From-B': 'bbbbbbbbbbbbb' });
+        res.end('B');
+      }),
+    }), 'B keeps its own status line and headers; A its own', endedInB, 'the getter ended A');
+  });
+}
 
 // ---- the process aborts where stock Node goes on ---------------------------
 // (the wrappers that detach or destroy the socket: in the wrapper matrix below)
@@ -343,6 +376,92 @@ for (const [label, make] of Object.entries({
         res.end('x');
       },
     }), 'the same traps, in the same order, as in Node', logs('"trap","get"'), 'the traps ran');
+  });
+}
+
+// An accessor statusMessage whose value changes from read to read: Node
+// reads it for its check and for the status line (26: first against the
+// standard phrase), and the line says which read it used.
+for (const [label, first] of [['a standard phrase first', 'OK'], ['a phrase of its own', 'Fine']]) {
+  t.test(`counts: statusMessage as an accessor, ${label}`, async (t) => {
+    check(t, await runPair({
+      request: CLOSE,
+      handler(req, res, { log }) {
+        const values = [first, 'Checked', 'Line', 'Later'];
+        let reads = 0;
+        Object.defineProperty(res, 'statusMessage', {
+          configurable: true,
+          get: () => values[reads++] ?? 'Past',
+          set() {},
+        });
+        attempt(log, 'writeHead', () => res.writeHead(200, { 'X-A': '1' }));
+        log.push(['reads', reads]);
+        res.end('x');
+      },
+    }), 'read as often as in Node, each value used where Node uses it', (stock) => stock.log.some((e) => e[0] === 'reads' && e[1] > 1), 'Node read it more than once');
+  });
+}
+
+// statusCode as an accessor, the head stored through _storeHeader (Node's
+// writeHead takes an array after setHeader()): _storeHeader reads it only
+// when chunkedEncoding is already true, which it is not before the head.
+for (const [label, headers] of [['chunked', ['X-B', '1']], ['with a Content-Length', ['Content-Length', '1']]]) {
+  t.test(`counts: statusCode as an accessor, _storeHeader's head, ${label}`, async (t) => {
+    check(t, await runPair({
+      request: CLOSE,
+      handler(req, res, { log }) {
+        let code = 200;
+        let n = 0;
+        Object.defineProperty(res, 'statusCode', {
+          configurable: true,
+          get: () => {
+            n++;
+            return code;
+          },
+          set: (v) => {
+            code = v;
+          },
+        });
+        res.setHeader('X-A', '1');
+        const before = n;
+        attempt(log, 'writeHead', () => res.writeHead(200, headers));
+        log.push(['statusCode reads in the head', n - before]);
+        log.push(['statusCode read by the handler', res.statusCode, n - before]);
+        res.end('x');
+      },
+    }), 'read as often as in Node',
+    (stock) => stock.log.some((e) => e[0] === 'statusCode reads in the head' && e[1] === 0) &&
+      stock.log.some((e) => e[0] === 'statusCode read by the handler' && e[2] === 1),
+    'Node did not read it, and the accessor counts reads');
+  });
+}
+
+// A wrapper of _storeHeader put by an agent loaded after onewrite, on
+// either prototype, is called by writeHead as it is in Node.
+for (const where of ['OutgoingMessage', 'ServerResponse']) {
+  t.test(`wrappers: ${where}.prototype._storeHeader wrapped after onewrite is loaded`, async (t) => {
+    const target = require('node:http')[where].prototype;
+    const own = Object.getOwnPropertyDescriptor(target, '_storeHeader');
+    const original = target._storeHeader;
+    let calls = 0;
+    target._storeHeader = function wrapped(line, headers) {
+      calls++;
+      return original.call(this, line, headers);
+    };
+    t.teardown(() => {
+      if (own) Object.defineProperty(target, '_storeHeader', own);
+      else delete target._storeHeader;
+    });
+    check(t, await runPair({
+      request: CLOSE,
+      handler(req, res, { log }) {
+        const before = calls;
+        res.setHeader('X-A', '1');
+        res.writeHead(200, { 'X-B': '2' });
+        log.push(['wrapper calls', calls - before]);
+        res.end('x');
+      },
+    }), 'the wrapper runs once per head, as in Node', logs('["wrapper calls",1]'), 'the wrapper ran');
   });
 }
 
