@@ -24,6 +24,9 @@ const supported = TESTED.includes(major);
 // uncork() are written alike: 20; 22; 24 and 26 (maybePrepareFinalChunk,
 // end callbacks queued apart from 'finish', kChunkedBuffer merging).
 const LINE = major >= 24 ? 24 : major >= 22 ? 22 : 20;
+// writeHead() compares statusMessage with the standard phrase first, and
+// checks it only when it differs (26; 20 22 24 check it always).
+const PHRASE_FIRST = major >= 26;
 
 function findSymbol(object, description) {
   return Object.getOwnPropertySymbols(object).find((s) => s.description === description);
@@ -164,6 +167,9 @@ const errors = {
   },
   // write_() on a destroyed message (20 22 24 26)
   destroyedWrite: () => passedBy((cb) => originals.write.call(scratch({ destroyed: true }), 'x', cb)),
+  // write_() on a finished and destroyed message: the error goes to the
+  // callback, not to onError() (24 26)
+  writeAfterEnd: () => passedBy((cb) => originals.write.call(scratch({ finished: true, destroyed: true }), 'x', cb)),
   // onFinish()'s error for an errored socket without an error of its own (24 26)
   destroyedEnd: () => {
     const m = scratch({ _header: 'x', _headerSent: true });
@@ -197,12 +203,13 @@ const ERROR_MAKERS = {
   contentLengthMismatch: [['end'], 'ERR_HTTP_CONTENT_LENGTH_MISMATCH', 1, 2],
   bodyNotAllowed: [['write'], 'ERR_HTTP_BODY_NOT_ALLOWED'],
   destroyedWrite: [['write'], 'ERR_STREAM_DESTROYED'],
+  writeAfterEnd: [['write'], 'ERR_STREAM_WRITE_AFTER_END'],
   destroyedEnd: [['end'], 'ERR_STREAM_DESTROYED'],
   alreadyFinished: [['end'], 'ERR_STREAM_ALREADY_FINISHED'],
 };
 const errorMakerWorks = {};
 for (const [name, [needs, code, ...args]] of Object.entries(ERROR_MAKERS)) {
-  if (LINE < 24 && (name === 'destroyedEnd' || name === 'alreadyFinished')) {
+  if (LINE < 24 && (name === 'destroyedEnd' || name === 'alreadyFinished' || name === 'writeAfterEnd')) {
     errorMakerWorks[name] = true; // (not used on 20 and 22)
     continue;
   }
@@ -583,10 +590,6 @@ function clearChunked(res) {
   res[kChunkedLength] = 0;
 }
 
-function errored(res) {
-  return res[kErrored];
-}
-
 function needDrain(res) {
   return res[kNeedDrain];
 }
@@ -595,18 +598,7 @@ function clearNeedDrain(res) {
   res[kNeedDrain] = false;
 }
 
-function flushError(res) {
-  return kFlushError === undefined ? null : res[kFlushError];
-}
-
 // ---- the socket ------------------------------------------------------------
-
-// A live net.Socket of this response (not queued behind a pipelined
-// response), with Node's own write() (20 22 24 26).
-function ownsWritableSocket(res, socket) {
-  return socket != null && socket._httpMessage === res && socket.write === socketWrite &&
-    socket.writable === true && socket.destroyed === false;
-}
 
 function socketOwner(socket) {
   return socket._httpMessage;
@@ -645,6 +637,7 @@ function finishMessage(res) {
 module.exports = {
   TESTED,
   LINE,
+  PHRASE_FIRST,
   major,
   supported,
   missing,
@@ -702,11 +695,8 @@ module.exports = {
   chunkedLength,
   pushChunk,
   clearChunked,
-  errored,
   needDrain,
   clearNeedDrain,
-  flushError,
-  ownsWritableSocket,
   socketOwner,
   hasHandle,
   socketWriteIsNodes,

@@ -26,7 +26,7 @@ const outgoing = require('./outgoing');
 const { counters, fallback } = require('./stats');
 const { SEEN_EXPECT } = require('./slots');
 
-const { originals, LINE } = internals;
+const { originals, LINE, PHRASE_FIRST } = internals;
 const OutgoingPrototype = OutgoingMessage.prototype;
 
 // Node's headerCharRegex: what checkInvalidHeaderChar() rejects.
@@ -131,8 +131,28 @@ function makeMethods(gate, global = null) {
     // From here on, what Node's writeHead does after the merge.
     const dropBody = code === 204 || code === 304 || (code >= 100 && code <= 199);
     const noKeepAlive = internals.expectPending(this);
-    const message = this.statusMessage;
-    if (typeof message === 'string' && this._storeHeader === ours._storeHeader) {
+    // statusMessage, read as often as Node reads it here, so that an
+    // accessor's values are used as Node uses them: for the check, then
+    // for the status line (20 22 24); on 26 first to compare it with the
+    // standard phrase, then (not that phrase) for the check and the line.
+    // (A standard phrase on 26: Node reads it once more when its private
+    // status-line cache has no line for the code yet; onewrite does not.)
+    const first = this.statusMessage;
+    let checked = first;
+    let message = first;
+    if (!PHRASE_FIRST) {
+      message = this.statusMessage;
+    } else if (first === STATUS_CODES[code]) {
+      checked = null;
+    } else {
+      checked = this.statusMessage;
+      message = this.statusMessage;
+    }
+    // Node's _storeHeader, neither replaced nor wrapped, is the one to render.
+    const storeOurs = this._storeHeader === ours._storeHeader &&
+      OutgoingPrototype._storeHeader === originals.storeHeader &&
+      wrapper('_storeHeader', originals.storeHeader) === null;
+    if (typeof message === 'string' && (checked === null || checked === message) && storeOurs) {
       // The reason phrase goes to the addon, which checks it first (as
       // Node checks it before _storeHeader) and declines an invalid one.
       const seen = head.storeStatusHeader(this, code, message, headers, dropBody, noKeepAlive);
@@ -144,11 +164,11 @@ function makeMethods(gate, global = null) {
     }
     // Node's remaining steps: check the message, make the status line, drop
     // the body, keep-alive, _storeHeader through the response.
-    if (INVALID_HEADER_CHAR.test(message)) throw internals.errors.invalidStatusMessage();
-    const statusLine = `HTTP/1.1 ${code} ${typeof message === 'string' ? message : this.statusMessage}\r\n`;
+    if (checked !== null && INVALID_HEADER_CHAR.test(checked)) throw internals.errors.invalidStatusMessage();
+    const statusLine = `HTTP/1.1 ${code} ${message}\r\n`;
     if (dropBody) internals.dropBody(this);
     if (noKeepAlive) internals.dontKeepAlive(this);
-    if (this._storeHeader === ours._storeHeader) {
+    if (storeOurs) {
       counters.headsToNode++;
       originals.storeHeader.call(this, statusLine, headers);
     } else {
