@@ -62,7 +62,7 @@ const RELIES_ON = {
 const ERRORS_USED = {
   writeHead: ['invalidStatusMessage'],
   _storeHeader: [],
-  end: ['contentLengthMismatch', 'bodyNotAllowed', 'destroyedWrite', 'destroyedEnd', 'alreadyFinished'],
+  end: ['contentLengthMismatch', 'bodyNotAllowed', 'destroyedWrite', 'writeAfterEnd', 'destroyedEnd', 'alreadyFinished'],
   write: ['bodyNotAllowed'],
   uncork: [],
 };

@@ -304,10 +304,14 @@ function writeRest(msg, chunk, encoding, callback, fromEnd, len) {
 // maybePrepareFinalChunk(): false when write_() returns there.
 function writeChecks24(msg, chunk, encoding, callback) {
   if (msg.finished) {
-    // Node's onError(msg, ERR_STREAM_WRITE_AFTER_END, callback), which only
-    // Node can schedule as it does: its end() does exactly that for a
-    // finished message, and nothing else.
-    internals.originals.end.call(msg, chunk, null, callback);
+    if (msg.destroyed) {
+      process.nextTick(callback, internals.errors.writeAfterEnd());
+    } else {
+      // Node's onError(msg, ERR_STREAM_WRITE_AFTER_END, callback), which only
+      // Node can schedule as it does: its end() does exactly that for a
+      // finished message that is not destroyed, and nothing else.
+      internals.originals.end.call(msg, chunk, null, callback);
+    }
     return false;
   }
   if (msg.destroyed) {
@@ -383,7 +387,7 @@ function endWithData(msg, chunk, encoding, callback, len, oneByte) {
     tailSends = why !== null;
     if (typeof callback === 'function') msg.once('finish', callback);
   }
-  endTail(msg, tailSends, true);
+  endTail(msg, tailSends);
   return why;
 }
 
@@ -391,7 +395,7 @@ function endWithData(msg, chunk, encoding, callback, len, oneByte) {
 // chunks flushed, its last _send() (`tailSends`: unless the one write
 // carried it, or 24/26 attached onFinish to the data's write), the socket
 // fully uncorked, finished, 'prefinish'.
-function endTail(msg, tailSends, hadChunk) {
+function endTail(msg, tailSends) {
   if (internals.strictContentLength(msg) &&
       internals.bytesWritten(msg) !== internals.contentLength(msg)) {
     throw internals.errors.contentLengthMismatch(internals.bytesWritten(msg),
@@ -406,10 +410,10 @@ function endTail(msg, tailSends, hadChunk) {
     const finish = onFinish.bind(undefined, msg);
     if (internals.hasBody(msg) && internals.isChunked(msg)) {
       internals.send(msg, '0\r\n' + internals.trailer(msg) + '\r\n', 'latin1', finish);
-    } else if (!internals.headSent(msg) || msg.writableLength || hadChunk) {
-      internals.send(msg, '', 'latin1', finish);
     } else {
-      process.nextTick(finish);
+      // Node's `!this._headerSent || this.writableLength || chunk`: end()
+      // here always has its chunk.
+      internals.send(msg, '', 'latin1', finish);
     }
   }
   const socket = msg.socket;
@@ -600,5 +604,5 @@ function textLength(chunk, encoding) {
 
 module.exports = {
   endWithData, writeData, lastHow, lastRefusal, flushChunks, textLength, plainBytes,
-  typedArrayByteLength, socketRefusal, SENT, WROTE, BUFFERED,
+  typedArrayByteLength, SENT, WROTE, BUFFERED,
 };

@@ -37,6 +37,15 @@ const ACTIONS = {
   halfClose: (res) => res.socket.end(),
   destroy: (res) => res.socket.destroy(),
   detach: (res) => res.detachSocket(res.socket),
+  // A wrapper that marks the response done (as a guard against double
+  // answers might): finished, and finished and destroyed.
+  finished: (res) => {
+    res.finished = true;
+  },
+  finishedDestroyed: (res) => {
+    res.finished = true;
+    res.destroyed = true;
+  },
 };
 
 // Where the wrapper sits: `writeHead` and `_implicitHeader` are wrapped
