@@ -22,9 +22,9 @@ const { getOwnPropertyDescriptor, getPrototypeOf, keys: objectKeys } = Object;
 const ObjectPrototype = Object.prototype;
 const ArrayPrototype = Array.prototype;
 
-// The most pairs a head may have to be rendered by the addon (they become
-// the arguments of one call).
-const MAX_PAIRS = 1024;
+// The most pairs a head may have to be rendered by the addon (the room
+// for their roles and lengths in the shared memory).
+const { MAX_PAIRS } = require('./slots');
 
 // What a walk found: parts to render (with or without the builder's checks),
 // or why Node must do it.
@@ -213,4 +213,4 @@ function takeParts() {
   return state.parts.slice(0, state.n);
 }
 
-module.exports = { walk, takeParts, state, TRUSTED, CHECK, REFUSED, MAX_PAIRS, isContentLength };
+module.exports = { walk, takeParts, state, TRUSTED, CHECK, REFUSED, MAX_PAIRS };
