@@ -600,6 +600,12 @@ function clearNeedDrain(res) {
 
 // ---- the socket ------------------------------------------------------------
 
+// The server's count of data waiting behind the socket, as _send() and
+// _flushOutput() move it (20 22 24 26).
+function pendingData(res, delta) {
+  res._onPendingData(delta);
+}
+
 function socketOwner(socket) {
   return socket._httpMessage;
 }
@@ -700,6 +706,7 @@ module.exports = {
   socketOwner,
   hasHandle,
   socketWriteIsNodes,
+  pendingData,
   sendIsNodes,
   send,
   implicitHeader,

@@ -248,8 +248,24 @@ function sendLast(msg, chunk, encoding, len, oneByte, callback) {
     ret = writePlain(socket, h, chunk, encoding, len, oneByte, callback, true);
   }
   if (ret === undefined) return refusal;
-  if (h !== '') internals.markHeadSent(msg);
+  if (h !== '') {
+    internals.markHeadSent(msg);
+    if (!internals.isChunked(msg)) headApart(msg, h, chunk, encoding);
+  }
   return null;
+}
+
+// A head that Node's _send() does not merge into the data (bytes, or text
+// in another encoding than utf8 / latin1) it queues and flushes at once,
+// moving the server's pending-data count up and down by its length: the
+// server's socketOnDrain() then runs twice (it resumes a socket paused by a
+// pipelined flood once the count allows).  Done here as Node does it, once
+// the one write is made.  (Chunked data always merges: its first _send()
+// is the hex length.)
+function headApart(msg, h, chunk, encoding) {
+  if (typeof chunk === 'string' && mergesWithHead(encoding)) return;
+  internals.pendingData(msg, h.length);
+  internals.pendingData(msg, -h.length);
 }
 
 // end() corks the socket before its head, as Node's does.  When that is the
@@ -483,7 +499,10 @@ function writeDirect(msg, chunk, encoding, len, oneByte, callback) {
   const ret = chunked ? writeFramed(socket, h, chunk, encoding, len, oneByte, '', callback)
     : writePlain(socket, h, chunk, encoding, len, oneByte, callback, false);
   if (ret === undefined) return refusal;
-  if (h !== '') internals.markHeadSent(msg);
+  if (h !== '') {
+    internals.markHeadSent(msg);
+    if (!chunked) headApart(msg, h, chunk, encoding);
+  }
   lastRet = ret;
   return null;
 }

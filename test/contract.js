@@ -221,6 +221,49 @@ for (const field of ['sendDate', 'shouldKeepAlive']) {
   });
 }
 
+// ---- the server's pending-data count ----------------------------------------
+
+// A head Node does not merge into the data is queued and flushed at once:
+// the server's count moves (socketOnDrain runs, which can resume a paused
+// socket).  The calls of res._onPendingData, wrapped by the handler, are
+// the same with onewrite.
+const PENDING = {
+  'end(Buffer) after writeHead': (res) => {
+    res.writeHead(200, { 'Content-Length': '4' });
+    res.end(Buffer.from('data'));
+  },
+  "end(string, 'ascii'), implicit head": (res) => res.end('data', 'ascii'),
+  'end(string), implicit head (merged)': (res) => res.end('data'),
+  'write(Buffer) with a Content-Length, then end()': (res) => {
+    res.setHeader('Content-Length', '4');
+    res.write(Buffer.from('data'));
+    res.end();
+  },
+  'chunked write(Buffer), then end()': (res) => {
+    res.write(Buffer.from('data'));
+    res.end();
+  },
+};
+for (const [name, answer] of Object.entries(PENDING)) {
+  const moves = !name.includes('merged') && !name.startsWith('chunked');
+  t.test(`pending data: ${name}`, async (t) => {
+    check(t, await runPair({
+      request: CLOSE,
+      handler(req, res, { log }) {
+        const update = res._onPendingData;
+        res._onPendingData = function counted(delta) {
+          log.push(['pending', delta]);
+          return update.call(this, delta);
+        };
+        attempt(log, 'answer', () => answer(res));
+        log.push(['answered']);
+      },
+    }), 'the count moves as in Node', (stock) => stock.log.some((e) => e[0] === 'answered') &&
+      stock.log.some((e) => e[0] === 'pending') === moves,
+    'the handler ran; with stock Node the count moved where the head is not merged');
+  });
+}
+
 // ---- the process aborts where stock Node goes on ---------------------------
 // (the wrappers that detach or destroy the socket: in the wrapper matrix below)
 
