@@ -84,12 +84,17 @@ function prepare(st, status, lineMode, nparts, length, contentLength, timeout, m
 }
 
 // 204 and 304 switch chunked framing off: the only use of the status code
-// inside _storeHeader (this.statusCode === 204 || === 304).
+// inside _storeHeader, read as it reads it once chunkedEncoding is true
+// (this.statusCode === 204 || this.statusCode === 304), and once more for
+// its debug() message when the rule applies.
 function statusRule(res) {
-  // Read as _storeHeader reads it, once chunkedEncoding is known true.
-  if (res.statusCode === 204) return 204;
-  return res.statusCode === 304 ? 304 : 0;
+  const rule = res.statusCode === 204 ? 204 : res.statusCode === 304 ? 304 : 0;
+  if (rule !== 0) void (res.statusCode + '');
+  return rule;
 }
+
+// What Node's writeHead checks a reason phrase against before _storeHeader.
+const INVALID_REASON = /[^\t\x20-\x7e\x80-\xff]/;
 
 // +s, as matchHeader() computes _contentLength; plain digits (the usual
 // Content-Length) without the general conversion.
@@ -261,7 +266,8 @@ function store(res, first, headers, code, dropBody, noKeepAlive, method) {
     fallback(walker.state.reason, method);
     return -1;
   }
-  const { parts, n, length, key } = walker.state;
+  const { parts, n, key, chunked } = walker.state;
+  let { length } = walker.state;
   if (length > MAX_STRING_LENGTH / 2) {
     fallback('head too large', method);
     return -1;
@@ -270,21 +276,41 @@ function store(res, first, headers, code, dropBody, noKeepAlive, method) {
   // reads them.  A getter among them is user code, and the walk's parts
   // are live: a head built from inside it (another response's) goes to
   // Node's code, and leaves this one's parts alone.
+  // The status and the line mode, as one key: the code itself when the
+  // line is made here, else only what _storeHeader reads of it (204/304),
+  // where it reads it: chunkedEncoding on before the headers, or turned on
+  // by one of them.
   let st;
-  let status;
+  let status = code !== 0 ? 1000 + code : 0;
+  let lineMode = code === 0 ? 0 : 1;
   building = true;
   try {
     st = internals.headState(res);
-    // The status and the line mode, as one key: the code itself when the
-    // line is made here, else only what _storeHeader reads of it (204/304).
-    status = code !== 0 ? 1000 + code : st & S.CHUNKED ? statusRule(res) : 0;
+    if (st & S.CHUNKED || chunked) {
+      if (code === 0) {
+        status = statusRule(res);
+      } else if (INVALID_REASON.test(first)) {
+        // Node throws before _storeHeader reads statusCode.
+        fallback('invalid status message', method);
+        return -1;
+      } else {
+        const rule = statusRule(res);
+        if (rule !== (code === 204 || code === 304 ? code : 0)) {
+          // statusCode reads back other than the code just set (an
+          // accessor): the line is the code's, the rule what was read.
+          parts[0] = `HTTP/1.1 ${code} ${first}\r\n`;
+          length += parts[0].length - first.length;
+          status = rule;
+          lineMode = 0;
+        }
+      }
+    }
   } finally {
     building = false;
   }
   if (kind === walker.CHECK) st |= S.VALIDATE;
   if (dropBody) st &= ~S.HAS_BODY;
   if (noKeepAlive) st &= ~S.KEEP_ALIVE;
-  const lineMode = code === 0 ? 0 : 1;
   if (st & S.SEND_DATE) ensureDate();
   // A kept head with the same inputs: the same, or patched, or none.
   const e = cacheSize === 0 ? null : cache[slotOf(n, key)];

@@ -42,6 +42,7 @@ const state = {
   key: 0, //          the names' lengths, hashed: where a head is kept (cache)
   reason: '', //      why REFUSED
   lengthKnown: false, // may _contentLength be truthy at this point? (see addValue)
+  chunked: false, //  a Transfer-Encoding value naming chunked (see addValue)
 };
 
 // Records why the walk stops; answers REFUSED (falsy).
@@ -66,6 +67,13 @@ function isContentDisposition(name) {
   return name.length === 19 && name.toLowerCase() === 'content-disposition';
 }
 
+// Node's test for chunked in a Transfer-Encoding value (common.chunkExpression,
+// the same on 20-26).
+const CHUNKED = /(?:^|\W)chunked(?:$|\W)/i;
+function isTransferEncoding(name) {
+  return name.length === 17 && name.toLowerCase() === 'transfer-encoding';
+}
+
 // The common spellings without lowercasing.
 function isContentLength(name) {
   return name === 'Content-Length' || name === 'content-length' ||
@@ -77,10 +85,15 @@ function isContentLength(name) {
 // Node keeps +(-0) as _contentLength).  Node rewrites Content-Disposition
 // values through Buffer.from(value, 'latin1') while _contentLength is
 // truthy (processHeader); a Content-Length met on the way sets
-// _contentLength (matchHeader), so from there on it may be.
+// _contentLength (matchHeader), so from there on it may be.  A
+// Transfer-Encoding value naming chunked turns chunkedEncoding on
+// (matchHeader), which decides whether _storeHeader reads statusCode.
 function addValue(name, value) {
   if (name.length === 14 && isContentLength(name)) state.lengthKnown = true;
-  if (typeof value === 'string') return addPair(name, value);
+  if (typeof value === 'string') {
+    if (name.length === 17 && isTransferEncoding(name) && CHUNKED.test(value)) state.chunked = true;
+    return addPair(name, value);
+  }
   if (typeof value !== 'number' || (value === 0 && 1 / value < 0)) {
     return refuse('header value not a string or number');
   }
@@ -193,6 +206,7 @@ function walk(res, first, headers, contentLength) {
   state.key = first.length;
   state.reason = '';
   state.lengthKnown = !!contentLength;
+  state.chunked = false;
   const kind = walkHeaders(res, headers);
   // No string of an earlier walk is kept beyond this one's parts.
   if (state.parts.length > state.n) state.parts.length = state.n;

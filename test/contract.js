@@ -479,6 +479,50 @@ for (const [label, headers] of [['chunked', ['X-B', '1']], ['with a Content-Leng
   });
 }
 
+// A Transfer-Encoding naming chunked among the headers turns chunkedEncoding
+// on inside _storeHeader, which then reads statusCode (and once more for a
+// debug message): a 204 or 304 closes the connection (found by the
+// differential test, seed 1368506096).  The head through Node's writeHead
+// (headers merged) and through onewrite's; statusCode an accessor that
+// returns what was set, or one that always says 200.
+for (const via of ['merged', 'writeHead']) {
+  for (const lies of [false, true]) {
+    for (const code of [204, 304, 200]) {
+      const label = `${via === 'merged' ? 'setHeader() + an array' : 'an object'}, status ${code}${lies ? ', statusCode reads 200' : ''}`;
+      t.test(`Transfer-Encoding chunked in the headers: ${label}`, async (t) => {
+        check(t, await runPair({
+          request: GET + CLOSE,
+          handler(req, res, { log }) {
+            let status = 200;
+            let n = 0;
+            Object.defineProperty(res, 'statusCode', {
+              configurable: true,
+              get: () => {
+                n++;
+                return lies ? 200 : status;
+              },
+              set: (v) => {
+                status = v;
+              },
+            });
+            if (via === 'merged') res.appendHeader('transfer-encoding', 'gzip, chunked');
+            const before = n;
+            attempt(log, 'writeHead', () => {
+              if (via === 'merged') res.writeHead(code, []);
+              else res.writeHead(code, { 'Transfer-Encoding': 'chunked', 'X-A': '1' });
+            });
+            log.push(['statusCode reads in the head', n - before]);
+            log.push(['state', res.shouldKeepAlive, res.chunkedEncoding, res._last]);
+            res.end(code === 200 ? 'x' : undefined);
+          },
+        }), 'the same framing and reads as in Node',
+        (stock) => stock.log.some((e) => e[0] === 'statusCode reads in the head' && e[1] >= 1),
+        'Node read statusCode');
+      });
+    }
+  }
+}
+
 // A wrapper of _storeHeader put by an agent loaded after onewrite, on
 // either prototype, is called by writeHead as it is in Node.
 for (const where of ['OutgoingMessage', 'ServerResponse']) {
