@@ -79,6 +79,7 @@ typedef struct buf {
 } buf;
 
 typedef struct addon {
+  napi_env env;       /* the environment this instance belongs to */
   int32_t *ints;      /* the shared memory, once attached; NULL before */
   double *nums;
   uint8_t *roles;
@@ -560,6 +561,7 @@ static napi_value js_attach(napi_env env, napi_callback_info info) {
 /* The environment is going away: nothing of this instance runs again. */
 static void addon_free(void *data) {
   addon *a = data;
+  if (a->shared != NULL) napi_delete_reference(a->env, a->shared);
   free(a->wide.p);
   free(a->text.p);
   free(a->out.p);
@@ -581,8 +583,10 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
     napi_throw_error(env, NULL, "onewrite: out of memory");
     return NULL;
   }
-  /* The reference to the shared memory is released with the environment
-   * itself; the hook frees what this instance allocated. */
+  /* The hook releases the reference to the shared memory and frees what
+   * this instance allocated (a worker's environment ends before the
+   * process does). */
+  a->env = env;
   if (napi_add_env_cleanup_hook(env, addon_free, a) != napi_ok) {
     free(a);
     napi_throw_error(env, NULL, "onewrite: cannot register a cleanup hook");
