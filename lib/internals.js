@@ -195,12 +195,19 @@ const errors = {
   }),
 };
 
-// Each maker once, at load, when the Node functions it runs are Node's
-// own: it must give Node's error.  errorMakerWorks[name] says whether it
-// did; lib/install.js leaves a fast method off without the makers it needs.
+// Each maker is run when its error is needed, not at load: running Node's
+// end() and write() on scratch messages at load gives V8 objects of other
+// shapes at sites every response goes through (EventEmitter and stream
+// constructors, write_()), which then stay megamorphic: ~1,600
+// instructions a request on Node 26 (npm run bench:instr).  Its code, as
+// Node makes it, is checked on every use; a maker whose Node functions are
+// not Node's own (wrapped before onewrite loaded) is never run, and
+// lib/install.js leaves the fast methods that need it off.  On a Node
+// where a maker no longer gives Node's error, the error keeps Node's code
+// and says so in its message.
 const ERROR_MAKERS = {
   invalidStatusMessage: [['writeHead'], 'ERR_INVALID_CHAR'],
-  contentLengthMismatch: [['end'], 'ERR_HTTP_CONTENT_LENGTH_MISMATCH', 1, 2],
+  contentLengthMismatch: [['end'], 'ERR_HTTP_CONTENT_LENGTH_MISMATCH'],
   bodyNotAllowed: [['write'], 'ERR_HTTP_BODY_NOT_ALLOWED'],
   destroyedWrite: [['write'], 'ERR_STREAM_DESTROYED'],
   writeAfterEnd: [['write'], 'ERR_STREAM_WRITE_AFTER_END'],
@@ -208,18 +215,21 @@ const ERROR_MAKERS = {
   alreadyFinished: [['end'], 'ERR_STREAM_ALREADY_FINISHED'],
 };
 const errorMakerWorks = {};
-for (const [name, [needs, code, ...args]] of Object.entries(ERROR_MAKERS)) {
-  if (LINE < 24 && (name === 'destroyedEnd' || name === 'alreadyFinished' || name === 'writeAfterEnd')) {
-    errorMakerWorks[name] = true; // (not used on 20 and 22)
-    continue;
-  }
-  let err;
-  try {
-    err = needs.every((n) => pristine[n]) ? errors[name](...args) : undefined;
-  } catch {
-    err = undefined;
-  }
-  errorMakerWorks[name] = err instanceof Error && err.code === code;
+for (const [name, [needs, code]] of Object.entries(ERROR_MAKERS)) {
+  const make = errors[name];
+  errorMakerWorks[name] = needs.every((n) => pristine[n]);
+  errors[name] = (...args) => {
+    let err;
+    try {
+      err = make(...args);
+    } catch {
+      err = undefined;
+    }
+    if (err instanceof Error && err.code === code) return err;
+    const own = new Error(`${code} (onewrite could not have this Node make its own error)`);
+    own.code = code;
+    return own;
+  };
 }
 
 // Node's nop, which uncork() (24 26) tells from a real write callback.
