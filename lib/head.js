@@ -93,8 +93,9 @@ function statusRule(res) {
   return rule;
 }
 
-// What Node's writeHead checks a reason phrase against before _storeHeader.
-const INVALID_REASON = /[^\t\x20-\x7e\x80-\xff]/;
+// Node's headerCharRegex (checkInvalidHeaderChar): what writeHead rejects
+// in a reason phrase before _storeHeader.
+const INVALID_HEADER_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
 
 // +s, as matchHeader() computes _contentLength; plain digits (the usual
 // Content-Length) without the general conversion.
@@ -289,7 +290,7 @@ function store(res, first, headers, code, dropBody, noKeepAlive, method) {
     if (st & S.CHUNKED || chunked) {
       if (code === 0) {
         status = statusRule(res);
-      } else if (INVALID_REASON.test(first)) {
+      } else if (INVALID_HEADER_CHAR.test(first)) {
         // Node throws before _storeHeader reads statusCode.
         fallback('invalid status message', method);
         return -1;
@@ -364,6 +365,7 @@ function storeHeader(res, firstLine, headers) {
 }
 
 module.exports = {
+  INVALID_HEADER_CHAR,
   ints,
   nums,
   text,

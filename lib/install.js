@@ -158,8 +158,7 @@ function replacedSinceLoad() {
 
 function status() {
   const mode = saved !== null ? 'installed' : subclassUsed && reason === null ? 'subclass' : 'off';
-  const left = {};
-  for (const [name, why] of Object.entries({ ...notNodes, ...skipped })) left[name] = why;
+  const left = { ...notNodes, ...skipped };
   for (const name of replacedSinceLoad()) {
     left[name] = 'OutgoingMessage.prototype.' + name +
       ' replaced after onewrite loaded: the replacement runs, its fast path is off';

@@ -199,6 +199,14 @@ function frameBytes(bytes) {
   return framed;
 }
 
+// What code run in the head (a wrapper of _implicitHeader, say) may have
+// done to the response that the one write cannot follow, or null.
+function changedInHead(msg) {
+  return msg.finished ? 'finished in the head'
+    : msg.destroyed ? 'destroyed in the head'
+      : msg.strictContentLength ? 'strictContentLength set in the head' : null;
+}
+
 // A chunk's bytes as they are now: a string cannot change; bytes can be
 // detached or resized by user code between the length Node took and the
 // write, and then only Node's own steps are the same.
@@ -222,11 +230,9 @@ function typedArrayByteLength(a) {
 // write.  Returns null when they went out, or why Node's steps must be
 // taken (nothing written).
 function sendLast(msg, chunk, encoding, len, oneByte, callback) {
-  const why = socketRefusal(msg) ?? (msg.finished ? 'finished in the head'
-    : msg.destroyed ? 'destroyed in the head'
-      : msg.strictContentLength ? 'strictContentLength set in the head'
-        : !internals.headerRendered(msg) ? 'no head'
-          : !sameLength(chunk, len) ? 'body changed in the head' : null);
+  const why = socketRefusal(msg) ?? changedInHead(msg) ??
+    (!internals.headerRendered(msg) ? 'no head'
+      : !sameLength(chunk, len) ? 'body changed in the head' : null);
   if (why !== null) return why;
   const socket = msg.socket;
   if (!internals.hasBody(msg)) {
@@ -478,10 +484,8 @@ function writeData(msg, chunk, encoding, callback, len, oneByte) {
 let lastRet = true;
 function writeDirect(msg, chunk, encoding, len, oneByte, callback) {
   if (!internals.hasBody(msg)) return 'no body (HEAD, 204, 304)';
-  const why = socketRefusal(msg) ?? (msg.finished ? 'finished in the head'
-    : msg.destroyed ? 'destroyed in the head'
-      : msg.strictContentLength ? 'strictContentLength set in the head'
-        : !sameLength(chunk, len) ? 'body changed in the head' : null);
+  const why = socketRefusal(msg) ?? changedInHead(msg) ??
+    (!sameLength(chunk, len) ? 'body changed in the head' : null);
   if (why !== null) return why;
   const chunked = internals.isChunked(msg);
   const socket = msg.socket;

@@ -29,8 +29,7 @@ const { SEEN_EXPECT } = require('./slots');
 const { originals, LINE, PHRASE_FIRST } = internals;
 const OutgoingPrototype = OutgoingMessage.prototype;
 
-// Node's headerCharRegex: what checkInvalidHeaderChar() rejects.
-const INVALID_HEADER_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
+const { INVALID_HEADER_CHAR } = head;
 
 // ---- why a call goes to Node --------------------------------------------------
 
@@ -87,6 +86,20 @@ function makeMethods(gate, global = null) {
     if (global === null) return null;
     const fn = ServerPrototype[name];
     return fn !== node && fn !== global[name] ? fn : null;
+  }
+
+  // The method that runs instead of the fast end, write or uncork (Node's
+  // own is `node`), or null: an agent's wrapper (above), Node's own while
+  // the gate is off, or the method put on OutgoingMessage.prototype in
+  // place of Node's after install (counted).
+  function instead(name, node) {
+    const other = wrapper(name, node);
+    if (other !== null) return other;
+    if (!gate.on) return node;
+    const now = OutgoingPrototype[name];
+    if (now === node) return null;
+    fallback(`${name} replaced after install`, name);
+    return now;
   }
 
   // writeHead(statusCode[, statusMessage][, headers]): Node's own steps
@@ -197,13 +210,8 @@ function makeMethods(gate, global = null) {
   }
 
   function end(chunk, encoding, callback) {
-    const other = wrapper('end', originals.end);
+    const other = instead('end', originals.end);
     if (other !== null) return other.apply(this, arguments);
-    if (!gate.on) return originals.end.apply(this, arguments);
-    if (OutgoingPrototype.end !== originals.end) {
-      fallback('end replaced after install', 'end');
-      return OutgoingPrototype.end.apply(this, arguments);
-    }
     if (typeof chunk === 'function' || !chunk) return originals.end.apply(this, arguments);
     if (typeof encoding === 'function') {
       callback = encoding;
@@ -226,13 +234,8 @@ function makeMethods(gate, global = null) {
   }
 
   function write(chunk, encoding, callback) {
-    const other = wrapper('write', originals.write);
+    const other = instead('write', originals.write);
     if (other !== null) return other.apply(this, arguments);
-    if (!gate.on) return originals.write.apply(this, arguments);
-    if (OutgoingPrototype.write !== originals.write) {
-      fallback('write replaced after install', 'write');
-      return OutgoingPrototype.write.apply(this, arguments);
-    }
     if (typeof encoding === 'function') {
       callback = encoding;
       encoding = null;
@@ -253,13 +256,8 @@ function makeMethods(gate, global = null) {
   // uncork() on 24 and 26: the chunks buffered since the response was
   // corked go out as one chunk, as Node sends them, but in one socket write.
   function uncork() {
-    const other = wrapper('uncork', originals.uncork);
+    const other = instead('uncork', originals.uncork);
     if (other !== null) return other.apply(this, arguments);
-    if (!gate.on) return originals.uncork.apply(this, arguments);
-    if (OutgoingPrototype.uncork !== originals.uncork) {
-      fallback('uncork replaced after install', 'uncork');
-      return OutgoingPrototype.uncork.apply(this, arguments);
-    }
     const n = outgoing.flushChunks(this);
     if (n > 0) {
       counters.writes += n;

@@ -91,7 +91,7 @@ function isContentLength(name) {
 function addValue(name, value) {
   if (name.length === 14 && isContentLength(name)) state.lengthKnown = true;
   if (typeof value === 'string') {
-    if (name.length === 17 && isTransferEncoding(name) && CHUNKED.test(value)) state.chunked = true;
+    if (isTransferEncoding(name) && CHUNKED.test(value)) state.chunked = true;
     return addPair(name, value);
   }
   if (typeof value !== 'number' || (value === 0 && 1 / value < 0)) {
