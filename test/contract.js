@@ -56,6 +56,24 @@ function withGetter(target, name, counter, value, effect) {
   return target;
 }
 
+// Turns target[name] into an accessor that counts its reads in counter.n
+// (running `effect`, if any, on each) and keeps what is set; a read
+// answers read(the value kept).
+function withAccessor(target, name, counter, { read = (v) => v, effect } = {}) {
+  let kept = target[name];
+  Object.defineProperty(target, name, {
+    configurable: true,
+    get() {
+      counter.n++;
+      if (effect) effect();
+      return read(kept);
+    },
+    set(v) {
+      kept = v;
+    },
+  });
+}
+
 // A Proxy that logs every trap run on it, with the key.
 function logged(target, log, label) {
   return new Proxy(target, new Proxy({}, {
@@ -189,9 +207,10 @@ t.test('leak: maxRequestsPerSocket.valueOf renders another head in the middle of
         res.writeHead(200, { 'X-From-B': 'bbbbbbbbbbbbb' });
         res.end('B');
       });
+      ctx.log.push(['B calls', 'done']);
       endHeld(ctx);
     },
-  }), 'B\'s head is cut by its own lengths', logs('A ended'), 'valueOf ended A');
+  }), 'B\'s head is cut by its own lengths', endedInB, 'valueOf ended A inside B\'s calls');
 });
 
 // A getter defined on the response's own state, which _storeHeader reads
@@ -201,18 +220,7 @@ for (const field of ['sendDate', 'shouldKeepAlive']) {
     check(t, await runPair({
       client: heldClient(A_REQ, B_REQ),
       handler: leakHandler((res, counter, endA) => {
-        let value = res[field];
-        Object.defineProperty(res, field, {
-          configurable: true,
-          get() {
-            counter.n++;
-            endA();
-            return value;
-          },
-          set(v) {
-            value = v;
-          },
-        });
+        withAccessor(res, field, counter, { effect: endA });
         // The same length as A's head text: only B's own lengths cut it right.
         res.writeHead(200, { 'X-From-B': 'bbbbbbbbbbbbb' });
         res.end('B');
@@ -401,7 +409,8 @@ t.test('counts: a getter in a setHeader() array value, the head rendered by Node
       attempt(log, 'end', () => res.end('x'));
       log.push(['calls', counter.n]);
     },
-  }), 'the getter ran as often as in Node', logs('["calls",'), 'the getter ran');
+  }), 'the getter ran as often as in Node',
+  (stock) => stock.log.some((e) => e[0] === 'calls' && e[1] > 0), 'the getter ran');
 });
 
 for (const [label, make] of Object.entries({
@@ -453,23 +462,13 @@ for (const [label, headers] of [['chunked', ['X-B', '1']], ['with a Content-Leng
     check(t, await runPair({
       request: CLOSE,
       handler(req, res, { log }) {
-        let code = 200;
-        let n = 0;
-        Object.defineProperty(res, 'statusCode', {
-          configurable: true,
-          get: () => {
-            n++;
-            return code;
-          },
-          set: (v) => {
-            code = v;
-          },
-        });
+        const reads = { n: 0 };
+        withAccessor(res, 'statusCode', reads);
         res.setHeader('X-A', '1');
-        const before = n;
+        const before = reads.n;
         attempt(log, 'writeHead', () => res.writeHead(200, headers));
-        log.push(['statusCode reads in the head', n - before]);
-        log.push(['statusCode read by the handler', res.statusCode, n - before]);
+        log.push(['statusCode reads in the head', reads.n - before]);
+        log.push(['statusCode read by the handler', res.statusCode, reads.n - before]);
         res.end('x');
       },
     }), 'read as often as in Node',
@@ -487,31 +486,22 @@ for (const [label, headers] of [['chunked', ['X-B', '1']], ['with a Content-Leng
 // returns what was set, or one that always says 200.
 for (const via of ['merged', 'writeHead']) {
   for (const lies of [false, true]) {
-    for (const code of [204, 304, 200]) {
+    // (At 200 an accessor that always says 200 is the truthful one.)
+    for (const code of lies ? [204, 304] : [204, 304, 200]) {
       const label = `${via === 'merged' ? 'setHeader() + an array' : 'an object'}, status ${code}${lies ? ', statusCode reads 200' : ''}`;
       t.test(`Transfer-Encoding chunked in the headers: ${label}`, async (t) => {
         check(t, await runPair({
           request: GET + CLOSE,
           handler(req, res, { log }) {
-            let status = 200;
-            let n = 0;
-            Object.defineProperty(res, 'statusCode', {
-              configurable: true,
-              get: () => {
-                n++;
-                return lies ? 200 : status;
-              },
-              set: (v) => {
-                status = v;
-              },
-            });
+            const reads = { n: 0 };
+            withAccessor(res, 'statusCode', reads, { read: (v) => (lies ? 200 : v) });
             if (via === 'merged') res.appendHeader('transfer-encoding', 'gzip, chunked');
-            const before = n;
+            const before = reads.n;
             attempt(log, 'writeHead', () => {
               if (via === 'merged') res.writeHead(code, []);
               else res.writeHead(code, { 'Transfer-Encoding': 'chunked', 'X-A': '1' });
             });
-            log.push(['statusCode reads in the head', n - before]);
+            log.push(['statusCode reads in the head', reads.n - before]);
             log.push(['state', res.shouldKeepAlive, res.chunkedEncoding, res._last]);
             res.end(code === 200 ? 'x' : undefined);
           },
