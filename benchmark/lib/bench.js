@@ -5,21 +5,18 @@
 // statistics, and the SVG chart.
 
 const { spawn, spawnSync } = require('node:child_process');
-const fs = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.join(__dirname, '..', '..');
 const CLIENT = path.join(__dirname, 'client.js');
 
-const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
-const cores = require('node:os').availableParallelism();
-const SERVER_CPU = '0';
-const CLIENT_CPU = cores > 1 ? '1' : '0';
-
-// argv for running `cmd args` pinned to `cpu` when taskset exists.
-function pinned(cpu, cmd, args) {
-  return hasTaskset ? ['taskset', ['-c', cpu, cmd, ...args]] : [cmd, args];
-}
+// Pinning (the server to CPU 0, the client to CPU 1 where taskset exists),
+// a process's CPU time from /proc/<pid>/stat (user and system apart:
+// onewrite saves user-space work; the syscalls of a response are the
+// kernel's either way), medians and number formats: the package's own, as
+// `npx onewrite compare` uses them.
+const { hasTaskset, cores, SERVER_CPU, CLIENT_CPU, pinned, cpuSeconds } = require('../../lib/compare/cpu');
+const { median, fmt } = require('../../lib/compare/stats');
 
 // Start a server script that prints its port on its first stdout line.
 // `preload`: modules for -r; `env`: added to the environment; `wrap`
@@ -56,20 +53,6 @@ function startServer({ node = process.execPath, preload = [], env = {}, script, 
       reject(new Error(`server exited (${code}): ${stderr}`));
     });
   });
-}
-
-// CPU time of a process so far, in seconds, from /proc/<pid>/stat: user
-// and system separately (onewrite saves user-space work; the syscalls of a
-// response are the kernel's either way), in clock ticks of 1/CLK_TCK s.
-const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
-function cpuSeconds(pid) {
-  try {
-    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
-    return { user: Number(fields[11]) / CLK_TCK, system: Number(fields[12]) / CLK_TCK };
-  } catch {
-    return { user: NaN, system: NaN };
-  }
 }
 
 // wrk as the client (faster than autocannon: on two cores it leaves the
@@ -147,21 +130,8 @@ async function measure(server, { path: urlPath = '/', connections, duration, amo
   return r;
 }
 
-function median(xs) {
-  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-  if (s.length === 0) return NaN;
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
 const min = (xs) => Math.min(...xs);
 const max = (xs) => Math.max(...xs);
-
-function fmt(x, digits = 0) {
-  if (!Number.isFinite(x)) return '-';
-  if (Math.abs(x) >= 10000 && digits === 0) return `${(x / 1000).toFixed(1)}k`;
-  return x.toFixed(digits);
-}
 
 // A progress line on stderr: rewritten in place on a terminal.
 function progress(text) {

@@ -10,7 +10,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 
 const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
-const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+const cores = os.availableParallelism();
 const SERVER_CPU = '0';
 const CLIENT_CPU = cores > 1 ? '1' : '0';
 
