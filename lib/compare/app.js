@@ -201,4 +201,4 @@ function stopAll() {
   return Promise.all([...running].map((app) => app.stop()));
 }
 
-module.exports = { startApp, stopAll, announcedPorts, REGISTER, REPORTER };
+module.exports = { startApp, stopAll };

@@ -97,4 +97,4 @@ function parse(argv) {
   };
 }
 
-module.exports = { parse, HELP, VALID, UsageError };
+module.exports = { parse, HELP, UsageError };

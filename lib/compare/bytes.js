@@ -58,4 +58,4 @@ function firstDifference(a, b) {
   return { offset: i, line, a: lineAt(a), b: lineAt(b), lengths: [a.length, b.length] };
 }
 
-module.exports = { fetchRaw, normalise, firstDifference, request };
+module.exports = { fetchRaw, normalise, firstDifference };

@@ -22,9 +22,6 @@ autocannon({ ...options, renderProgressBar: false, renderResultsTable: false, re
   process.stdout.write(JSON.stringify({
     requests: result.requests.total,
     rps: result.requests.average,
-    duration: result.duration,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
     errors: result.errors,
     timeouts: result.timeouts,
     non2xx: result.non2xx,
