@@ -8,9 +8,9 @@
 
 const t = require('tap');
 const path = require('node:path');
-const { spawnSync } = require('node:child_process');
 const onewrite = require('..');
 const { exchange, normalise, serverPair } = require('./helpers/wire');
+const { spawnNode } = require('./helpers/child');
 
 const CLOSE = 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
 const delta = (before, after) => Object.fromEntries(Object.keys(after).map((k) => [k, after[k] - before[k]]));
@@ -80,12 +80,13 @@ t.test('NODE_DEBUG=onewrite prints the first hand-over of each reason, with the 
       await get();
       server.close();
     });`;
-  const run = (env) => spawnSync(process.execPath, ['-e', code], { encoding: 'utf8', env: { ...process.env, ...env } });
-  const debug = run({ NODE_DEBUG: 'onewrite' });
-  t.equal(debug.status, 0, debug.stderr);
+  // (A clean environment: tap's NODE_OPTIONS hooks would print to stderr too.)
+  const run = (env) => spawnNode(['-e', code], { env });
+  const debug = await run({ NODE_DEBUG: 'onewrite' });
+  t.equal(debug.code, 0, debug.stderr);
   const lines = debug.stderr.split('\n').filter((l) => /ONEWRITE \d+: /.test(l));
   t.equal(lines.length, 1, `one line for the reason, not one per hand-over:\n${debug.stderr}`);
   t.match(lines[0], /^ONEWRITE \d+: end: handed to Node \(encoding base64\), first time$/);
   t.match(debug.stderr, /\n {4}at .*\[eval\]/, 'a stack that reaches the caller');
-  t.equal(run({ NODE_DEBUG: '' }).stderr, '', 'nothing without NODE_DEBUG');
+  t.equal((await run({ NODE_DEBUG: '' })).stderr, '', 'nothing without NODE_DEBUG');
 });

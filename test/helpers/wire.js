@@ -49,11 +49,13 @@ function close(server) {
 // write, writev or writeXString), and the buffers they carry (a writev
 // carries several), by response.  Returns a function giving the counts seen
 // so far, in order of responses finished: { url, writes, buffers, kinds }.
-function countHandleWrites(server) {
+// `event`: the server's event that gives each connection's socket
+// ('secureConnection' for the TLS socket of an https server).
+function countHandleWrites(server, event = 'connection') {
   const perResponse = [];
   const methods = ['writev', 'writeBuffer', 'writeUtf8String', 'writeLatin1String',
     'writeAsciiString', 'writeUcs2String'];
-  server.on('connection', (socket) => {
+  server.on(event, (socket) => {
     const handle = socket._handle;
     const counter = { n: 0, buffers: 0, kinds: [] };
     socket.__owCounter = counter;
