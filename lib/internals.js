@@ -13,6 +13,7 @@
 
 const http = require('node:http');
 const net = require('node:net');
+const Stream = require('node:stream');
 const { OutgoingMessage, ServerResponse } = http;
 const slots = require('./slots');
 
@@ -360,14 +361,39 @@ function endChunk(res) {
 // end()'s last step on the socket: "Fully uncork connection on end()"
 // (20 22 24 26).
 function uncorkFully(socket) {
-  socket._writableState.corked = 1;
-  socket.uncork();
+  if (!uncorkIsNothing(socket)) {
+    socket._writableState.corked = 1;
+    socket.uncork();
+  }
+}
+
+// Whether socket.uncork() is stream.Writable's own (net.Socket's on 20-26):
+// no code of the user's runs in it, so a call of it no one can count.
+const writableUncork = Stream.Writable.prototype.uncork;
+function uncorkIsWritables(socket) {
+  return socket.uncork === writableUncork;
+}
+
+// Whether uncorkFully() would do nothing but take corked from 1 back to 0:
+// Writable's own uncork() of a socket that is not corked, nothing buffered
+// (clearBuffer() then finds nothing to flush).  (20 22 24 26)
+function uncorkIsNothing(socket) {
+  const state = socket._writableState;
+  return state.corked === 0 && socket.uncork === writableUncork &&
+    state.buffered.length === state.bufferedIndex;
 }
 
 // end()'s last step on the response's own cork count: 20 sets it to 0; 22,
 // 24 and 26 set it to 1 and uncork(), which flushes buffered chunks.
-function uncorkMessage(msg) {
+// `plain`: the uncork() the response would call is Node's own, or one that
+// calls Node's own when no chunk is buffered (onewrite's).  With no chunk
+// buffered Node's uncork() only takes kCorked from 1 to 0 and uncorks the
+// socket, which uncorkFully() has left with nothing to do.
+function uncorkMessage(msg, plain) {
   if (LINE === 20) {
+    msg[kCorked] = 0;
+  } else if (plain && msg[kChunkedBuffer].length === 0 &&
+             (msg[kSocket] == null || uncorkIsNothing(msg[kSocket]))) {
     msg[kCorked] = 0;
   } else {
     msg[kCorked] = 1;
@@ -674,6 +700,7 @@ module.exports = {
   endChunk,
   uncorkFully,
   uncorkMessage,
+  uncorkIsWritables,
   scratchResponse,
   queuedBytes,
   keepAliveLine,

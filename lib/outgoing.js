@@ -278,10 +278,14 @@ function headApart(msg, h, chunk, encoding) {
 // only cork and nothing waits behind it, a response that goes out in ONE
 // socket.write() may go at once rather than through the socket's buffer:
 // nothing can tell (end() uncorks the socket fully before it returns, and
-// no code runs in between).  Bytes written in several writes stay corked:
-// they leave together, in one writev.
+// no code runs in between), as long as socket.uncork() is Writable's own
+// (one the user wrapped is called as often as Node calls it).  Bytes
+// written in several writes stay corked: they leave together, in one
+// writev.
 function liftEndCork(socket) {
-  if (socket.writableCorked === 1 && socket.writableLength === 0) socket.uncork();
+  if (socket.writableCorked === 1 && socket.writableLength === 0 && internals.uncorkIsWritables(socket)) {
+    socket.uncork();
+  }
 }
 
 // What write_() does after the head is rendered (20 22 24 26): the data,
@@ -440,11 +444,27 @@ function endTail(msg, tailSends) {
   }
   const socket = msg.socket;
   if (socket) internals.uncorkFully(socket);
-  internals.uncorkMessage(msg);
+  internals.uncorkMessage(msg, uncorkIsPlain(msg));
   msg.finished = true;
   if (internals.outputLength(msg) === 0 && msg.socket && internals.socketOwner(msg.socket) === msg) {
     internals.finishMessage(msg);
   }
+}
+
+// Whether msg.uncork() is Node's own, or one of onewrite's (lib/response.js
+// tells which, and when it calls Node's own for a response with no chunk
+// buffered): end() may then do what Node's uncork() would (uncorkMessage).
+let ownUncorks = [];
+function uncorkIsPlain(msg) {
+  const uncork = msg.uncork;
+  if (uncork === internals.originals.uncork) return true;
+  for (let i = 0; i < ownUncorks.length; i += 2) {
+    if (uncork === ownUncorks[i]) return ownUncorks[i + 1]();
+  }
+  return false;
+}
+function addOwnUncork(fn, callsNodes) {
+  ownUncorks = [...ownUncorks, fn, callsNodes];
 }
 
 // ---- write(chunk) -----------------------------------------------------------------
@@ -627,5 +647,5 @@ function textLength(chunk, encoding) {
 
 module.exports = {
   endWithData, writeData, lastHow, lastRefusal, flushChunks, textLength, plainBytes,
-  typedArrayByteLength, SENT, WROTE, BUFFERED,
+  typedArrayByteLength, addOwnUncork, SENT, WROTE, BUFFERED,
 };

@@ -273,6 +273,12 @@ function makeMethods(gate, global = null) {
 
   const ours = LINE >= 24 ? { writeHead, _storeHeader, end, write, uncork } :
     { writeHead, _storeHeader, end, write };
+  // With no chunk buffered, this uncork() calls Node's own when instead()
+  // finds nothing else to run.
+  if (LINE >= 24) {
+    outgoing.addOwnUncork(uncork, () => wrapper('uncork', originals.uncork) === null &&
+      (!gate.on || OutgoingPrototype.uncork === originals.uncork));
+  }
   return ours;
 }
 

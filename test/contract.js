@@ -582,6 +582,75 @@ t.test('prefinish: chunkedEncoding as Node leaves it', async (t) => {
   }), 'chunkedEncoding is true in the prefinish listener, as in Node', logs('["prefinish",true'), 'prefinish saw it');
 });
 
+// socket.cork() / socket.uncork() wrapped on the instance (an agent
+// timing the writes): called as often as Node calls them, with the same
+// corked count and bytes queued seen inside, in end() after writeHead(),
+// in end() with its implicit head, and with a response.uncork() wrapper.
+for (const [label, answer] of [
+  ['end(data) after writeHead()', (res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res.end('hello');
+  }],
+  ['end(data), implicit head', (res) => res.end('hello')],
+  ['end(data), res.uncork wrapped', (res, log) => {
+    const uncork = res.uncork;
+    res.uncork = function () {
+      log.push(['res.uncork', this.writableCorked]);
+      return uncork.apply(this, arguments);
+    };
+    res.end('hello');
+  }],
+]) {
+  t.test(`wrappers: socket.cork and socket.uncork wrapped, ${label}`, async (t) => {
+    check(t, await runPair({
+      request: CLOSE,
+      handler(req, res, { log }) {
+        watch(res, log);
+        const socket = res.socket;
+        for (const name of ['cork', 'uncork']) {
+          const fn = socket[name];
+          socket[name] = function () {
+            log.push([`socket.${name}`, this.writableCorked, this.writableLength]);
+            return fn.apply(this, arguments);
+          };
+        }
+        answer(res, log);
+        log.push(['after end', socket.writableCorked]);
+      },
+    }), 'the same calls, in the same order, seeing the same socket state', logs('socket.uncork'), 'the uncork wrapper ran');
+  });
+}
+
+// uncork() replaced on OutgoingMessage.prototype after onewrite is loaded
+// (a second agent, or a test double): end() still calls it as often as
+// Node's end() does (22 24 26: once; 20's end() does not call it).
+t.test('wrappers: OutgoingMessage.prototype.uncork replaced, end(data) calls it', async (t) => {
+  const { OutgoingMessage } = require('node:http');
+  const original = OutgoingMessage.prototype.uncork;
+  const log = [];
+  OutgoingMessage.prototype.uncork = function () {
+    log.push('uncork');
+    return original.apply(this, arguments);
+  };
+  let result;
+  try {
+    result = await runPair({
+      request: CLOSE,
+      handler(req, res, ctx) {
+        watch(res, ctx.log);
+        const before = log.length;
+        res.end('hello');
+        ctx.log.push(['uncork calls', log.length - before]);
+      },
+    });
+  } finally {
+    OutgoingMessage.prototype.uncork = original;
+  }
+  check(t, result, 'the replacement is called as often as with stock Node', (stock) =>
+    stock.log.some((e) => e[0] === 'uncork calls' && (major >= 22 ? e[1] > 0 : e[1] === 0)),
+  major >= 22 ? 'end() called uncork()' : "end() did not call uncork() (Node 20's does not)");
+});
+
 // Bodies whose bytes are not what their length says.
 function detachedBytes(n) {
   const u = new Uint8Array(n).fill(0x61);
