@@ -38,10 +38,23 @@ const { INVALID_HEADER_CHAR } = head;
 // bodyRefusal(), read by its caller at once.
 let bodyLength = 0;
 let bodyOneByte = false;
+// The last string body measured (not empty, not large), in its encoding:
+// a server that answers the same text again (a fixed body) has it
+// measured once.  A string cannot change, so what was measured holds.
+const MEASURED_MAX = 16 * 1024;
+let measuredText = null;
+let measuredEncoding;
+let measuredLength = 0;
+let measuredOneByte = false;
 const KNOWN_ENCODINGS = new Set(['hex', 'base64', 'base64url', 'ucs2', 'ucs-2', 'utf16le',
   'utf-16le']);
 function bodyRefusal(chunk, encoding) {
   if (typeof chunk === 'string') {
+    if (chunk === measuredText && encoding === measuredEncoding) {
+      bodyLength = measuredLength;
+      bodyOneByte = measuredOneByte;
+      return null;
+    }
     const len = outgoing.textLength(chunk, encoding);
     if (len < 0) {
       if (encoding === 'ascii') return 'ascii text not ascii';
@@ -50,6 +63,12 @@ function bodyRefusal(chunk, encoding) {
     }
     bodyLength = len;
     bodyOneByte = len === chunk.length || encoding === 'latin1' || encoding === 'binary';
+    if (len !== 0 && chunk.length <= MEASURED_MAX) {
+      measuredText = chunk;
+      measuredEncoding = encoding;
+      measuredLength = len;
+      measuredOneByte = bodyOneByte;
+    }
   } else if (outgoing.plainBytes(chunk)) {
     bodyLength = outgoing.typedArrayByteLength(chunk);
     bodyOneByte = true;

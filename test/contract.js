@@ -651,6 +651,28 @@ t.test('wrappers: OutgoingMessage.prototype.uncork replaced, end(data) calls it'
   major >= 22 ? 'end() called uncork()' : "end() did not call uncork() (Node 20's does not)");
 });
 
+// One string body answered again in another encoding: its byte length is
+// the one of this encoding, not the one measured for the last response
+// (onewrite keeps the last string's length, by string and encoding).
+t.test('the same string body in latin1, utf8, latin1, one response after another', async (t) => {
+  const text = 'caf\u00e9 \u00e0 la cr\u00e8me';
+  const encodings = ['latin1', undefined, 'latin1', 'utf8', 'binary'];
+  check(t, await runPair({
+    async client(port) {
+      const out = [];
+      for (let i = 0; i < encodings.length; i++) {
+        out.push(normalise((await exchange(port, `GET /${i} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).bytes));
+      }
+      return { responses: out };
+    },
+    handler(req, res) {
+      res.end(text, encodings[Number(req.url.slice(1))]);
+    },
+  }), 'each response has its own Content-Length and bytes', (stock) =>
+    stock.responses[0].includes(`Content-Length: ${text.length}\r\n`) &&
+    stock.responses[1].includes(`Content-Length: ${Buffer.byteLength(text)}\r\n`), 'the lengths differ by encoding');
+});
+
 // Bodies whose bytes are not what their length says.
 function detachedBytes(n) {
   const u = new Uint8Array(n).fill(0x61);
