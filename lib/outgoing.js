@@ -28,6 +28,7 @@ const { isUint8Array } = require('node:util/types');
 const Stream = require('node:stream');
 const internals = require('./internals');
 const head = require('./head');
+const { protoOf } = require('./walk');
 const S = require('./slots');
 const { binding } = require('./native');
 
@@ -622,11 +623,10 @@ function flushRefused(why) {
 // could answer with code of the user's).
 const FastBufferPrototype = Buffer.prototype;
 const Uint8ArrayPrototype = Uint8Array.prototype;
-const { getPrototypeOf } = Object;
 const { hasOwn } = Object;
 function plainBytes(chunk) {
   if (!isUint8Array(chunk)) return false;
-  const proto = getPrototypeOf(chunk);
+  const proto = protoOf(chunk);
   return (proto === FastBufferPrototype || proto === Uint8ArrayPrototype) &&
     !hasOwn(chunk, 'byteLength') && !hasOwn(chunk, 'length');
 }
