@@ -9,7 +9,7 @@
 const t = require('tap');
 const path = require('node:path');
 const onewrite = require('..');
-const { exchange, normalise, serverPair } = require('./helpers/wire');
+const { normalise, measuredExchange } = require('./helpers/wire');
 const { spawnNode } = require('./helpers/child');
 
 const CLOSE = 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
@@ -18,13 +18,11 @@ const delta = (before, after) => Object.fromEntries(Object.keys(after).map((k) =
 // The counters moved by one request to the onewrite side of a pair, and
 // whether its bytes were stock Node's.
 async function counted(t, handler) {
-  const { stockPort, fastPort } = await serverPair(t, () => handler);
-  const a = await exchange(stockPort, CLOSE);
-  const before = onewrite.status().counters;
-  const b = await exchange(fastPort, CLOSE);
-  const moved = delta(before, onewrite.status().counters);
+  const { a, b, before, after } = await measuredExchange(t, handler, {
+    raw: CLOSE, snapshot: () => onewrite.status().counters,
+  });
   t.equal(normalise(b.bytes), normalise(a.bytes), "Node's bytes");
-  return moved;
+  return delta(before, after);
 }
 
 t.test('two writes of one tick: each counted once, as onewrite\'s', async (t) => {

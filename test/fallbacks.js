@@ -10,7 +10,7 @@ const t = require('tap');
 const http = require('node:http');
 const { Duplex } = require('node:stream');
 const onewrite = require('..');
-const { exchange, normalise, serverPair } = require('./helpers/wire');
+const { normalise, measuredExchange } = require('./helpers/wire');
 
 const counters = () => onewrite.status().counters;
 const reasons = () => onewrite.status().fallbacks;
@@ -128,30 +128,29 @@ const CLOSE = 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
 
 // Both servers of a pair with the same handler and options; the counters
 // and reasons around the onewrite side's exchange.
-async function runPair(t, handler, options = {}, raw = CLOSE) {
+async function refusedPair(t, handler, options = {}, raw = CLOSE) {
   const { checkContinue, maxRequestsPerSocket, ...serverOptions } = options;
-  const { stock, fast, stockPort: p1, fastPort: p2 } = await serverPair(t, () => handler, serverOptions);
-  if (checkContinue) {
-    // Answer without sending 100 Continue: the response is final while the
-    // client still waits to send its body.
-    stock.on('checkContinue', handler);
-    fast.on('checkContinue', handler);
-  }
-  if (maxRequestsPerSocket !== undefined) {
-    stock.maxRequestsPerSocket = maxRequestsPerSocket;
-    fast.maxRequestsPerSocket = maxRequestsPerSocket;
-  }
-  const a = await exchange(p1, raw);
-  const before = counters();
-  const beforeReasons = reasons();
-  const b = await exchange(p2, raw);
-  return { a, b, before, after: counters(), beforeReasons, afterReasons: reasons() };
+  const { a, b, before, after } = await measuredExchange(t, handler, {
+    raw,
+    serverOptions,
+    setup(server) {
+      // Answer without sending 100 Continue: the response is final while
+      // the client still waits to send its body.
+      if (checkContinue) server.on('checkContinue', handler);
+      if (maxRequestsPerSocket !== undefined) server.maxRequestsPerSocket = maxRequestsPerSocket;
+    },
+    snapshot: () => ({ counters: counters(), reasons: reasons() }),
+  });
+  return {
+    a, b, before: before.counters, after: after.counters,
+    beforeReasons: before.reasons, afterReasons: after.reasons,
+  };
 }
 
 t.test('each refused case runs Node\'s code, names its reason and sends Node\'s bytes', async (t) => {
   for (const [name, [handler, counter, reason, options, raw]] of Object.entries(CASES)) {
     await t.test(name, async (t) => {
-      const { a, b, before, after, beforeReasons, afterReasons } = await runPair(t, handler, options, raw);
+      const { a, b, before, after, beforeReasons, afterReasons } = await refusedPair(t, handler, options, raw);
       t.equal(normalise(b.bytes), normalise(a.bytes), `${name}: Node's bytes`);
       if (counter === 'ends') {
         t.ok(after.ends > before.ends, `${name}: not a refusal on Node ${major}: the fast end ran`);
@@ -168,7 +167,7 @@ t.test('each refused case runs Node\'s code, names its reason and sends Node\'s 
 t.test('cases once handed to Node now take a fast path, with Node\'s bytes', async (t) => {
   for (const [name, [handler, options, raw, fast = 'ends']] of Object.entries(ACCELERATED)) {
     await t.test(name, async (t) => {
-      const { a, b, before, after } = await runPair(t, handler, options, raw);
+      const { a, b, before, after } = await refusedPair(t, handler, options, raw);
       t.equal(normalise(b.bytes), normalise(a.bytes), `${name}: Node's bytes`);
       t.ok(after[fast] > before[fast], `${name}: the fast ${fast} ran`);
       t.equal(after[`${fast}ToNode`], before[`${fast}ToNode`], `${name}: not handed to Node`);
@@ -182,12 +181,8 @@ t.test('a pipelined response that does not own the socket yet is left to Node', 
     if (req.url === '/slow') setTimeout(() => res.end('slow'), 30);
     else res.end('fast');
   };
-  const { stockPort: p1, fastPort: p2 } = await serverPair(t, () => handler);
   const raw = 'GET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /fast HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
-  const a = await exchange(p1, raw);
-  const before = counters();
-  const b = await exchange(p2, raw);
-  const after = counters();
+  const { a, b, before, after } = await measuredExchange(t, handler, { raw, snapshot: counters });
   t.equal(normalise(b.bytes), normalise(a.bytes), 'same bytes, in request order');
   t.equal(after.endsToNode - before.endsToNode, 1, 'the queued response went to Node');
   t.equal(after.ends - before.ends, 1, 'the first one did not');

@@ -105,6 +105,22 @@ async function serverPair(t, makeHandler, options = {}) {
   return pair;
 }
 
+// One request `raw` to a serverPair's stock side, then to its onewrite side,
+// with snapshot() taken before and after the onewrite one: what moved in
+// onewrite's counters for exactly that request.  `setup(server)` runs on
+// both servers first.
+async function measuredExchange(t, handler, { raw, serverOptions, setup, snapshot }) {
+  const { stock, fast, stockPort, fastPort } = await serverPair(t, () => handler, serverOptions);
+  if (setup) {
+    setup(stock);
+    setup(fast);
+  }
+  const a = await exchange(stockPort, raw);
+  const before = snapshot();
+  const b = await exchange(fastPort, raw);
+  return { a, b, before, after: snapshot() };
+}
+
 // serverPair whose handlers log into a Map of their own side:
 // makeHandler(logs) gives the handler; the pair comes back with
 // logs: { stock, fast }.
@@ -122,5 +138,6 @@ function request(method, path, { version = '1.1', headers = {}, body = '' } = {}
 }
 
 module.exports = {
-  exchange, normalise, listen, close, countHandleWrites, serverPair, loggedPair, request, http,
+  exchange, normalise, listen, close, countHandleWrites, serverPair, loggedPair, measuredExchange, request,
+  http,
 };
