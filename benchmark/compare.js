@@ -15,9 +15,9 @@
 // then req/s the same way, p50/p99 latency, and the client's CPU: on two
 // cores autocannon fills one core before Node's server does, and the
 // report says when req/s is bounded by the client.  When the rounds
-// disagree (per-round ratios more than 15 % apart, or a round far from the
-// others) it says so: rerun with more rounds, or count instructions
-// (npm run bench:instr), which the noise does not move.
+// disagree (per-round ratios spread over 15 % of their median, or a round
+// more than 15 % from the others') it says so: rerun with more rounds, or
+// count instructions (npm run bench:instr), which the noise does not move.
 // Raw results go to <out>/compare-<node>-<time>.json and a chart to the
 // same name .svg.
 
@@ -28,7 +28,10 @@ const { parseArgs } = require('./lib/args');
 const { server: benchServer, NAMES } = require('./lib/servers');
 const variants = require('./lib/variants');
 
-const SPREAD = 1.15; // per-round ratios further apart than this: a warning
+// Per-round ratios whose spread ((max - min) / median) is above this, or a
+// round further than this from its variant's median: a warning.  The limit
+// and the formula are `onewrite compare`'s (lib/compare/stats.js).
+const { spread: spreadOf, SPREAD_LIMIT } = require('../lib/compare/stats');
 
 const opts = parseArgs(process.argv.slice(2), {
   bench: 'simple', rounds: 3, duration: 5, warmup: 2, c: 50, pipelining: 1, client: 'autocannon',
@@ -83,9 +86,9 @@ function ratios(runs, variant, key) {
 
 const roundsText = (r) => `${r.xs.map((x) => x.toFixed(2)).join(' ')} (${r.median.toFixed(2)}x)`;
 
-// Warnings when the rounds disagree: per-round ratios more than SPREAD
-// apart, and any round further than that from the median of its variant
-// (one stock round at 579 req/s against 17k in the others).
+// Warnings when the rounds disagree: per-round ratios spread over
+// SPREAD_LIMIT, and any round further than that from the median of its
+// variant (one stock round at 579 req/s against 17k in the others).
 function spread(runs) {
   const lines = [];
   const figures = [['serverCpuUs', 'server CPU', 'us/req', 2], ['rps', 'req/s', 'req/s', 0]];
@@ -94,7 +97,7 @@ function spread(runs) {
       const parts = [];
       for (const [key, what] of figures) {
         const r = ratios(runs, v, key).xs;
-        if (r.length > 1 && b.max(r) / b.min(r) > SPREAD) parts.push(`${what} ${b.min(r).toFixed(2)}-${b.max(r).toFixed(2)}x`);
+        if (spreadOf(r) > SPREAD_LIMIT) parts.push(`${what} ${b.min(r).toFixed(2)}-${b.max(r).toFixed(2)}x`);
       }
       if (parts.length > 0) lines.push(`${v}/stock per round: ${parts.join(', ')}`);
     }
@@ -103,7 +106,7 @@ function spread(runs) {
       const xs = runs[v].map((r) => r[key]);
       const m = b.median(xs);
       xs.forEach((x, i) => {
-        if (xs.length > 1 && (x / m > SPREAD || m / x > SPREAD)) {
+        if (xs.length > 1 && Math.abs(x - m) / m > SPREAD_LIMIT) {
           off.push(`round ${i + 1} ${b.fmt(x, digits)} ${unit} (${(x / m).toFixed(2)}x the median, ${b.fmt(m, digits)})`);
         }
       });
@@ -111,7 +114,7 @@ function spread(runs) {
     if (off.length > 0) lines.push(`${v}: ${off.join('; ')}`);
   }
   if (lines.length === 0) return [];
-  return [`warning: the rounds disagree by more than ${Math.round((SPREAD - 1) * 100)} %:`, ...lines.map((l) => `  ${l}`),
+  return [`warning: the rounds disagree by more than ${Math.round(SPREAD_LIMIT * 100)} %:`, ...lines.map((l) => `  ${l}`),
     `  so the medians above may mislead: rerun with more rounds (--rounds=${Math.max(7, opts.rounds * 2)}), ` +
     'or count instructions, which the noise does not move: npm run bench:instr'];
 }
