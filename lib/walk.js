@@ -26,11 +26,25 @@ const ObjectPrototype = Object.prototype;
 // __proto__ later changes nothing here).  V8 calls into its runtime for
 // Object.getPrototypeOf() where this getter reads the map (about 240
 // instructions a call on Node 26).  For a Proxy both run its
-// getPrototypeOf trap: callers ask isProxy() first.
-const protoGetter = getOwnPropertyDescriptor(ObjectPrototype, '__proto__').get;
-function protoOf(o) {
-  return protoGetter.call(o);
+// getPrototypeOf trap: callers ask isProxy() first.  The getter is used
+// only when it is V8's own: under --disable-proto=delete there is none,
+// under --disable-proto=throw Node's throws, and code loaded before
+// onewrite may have put its own there; Object.getPrototypeOf() then.
+const { getPrototypeOf } = Object;
+const functionToString = Function.prototype.toString;
+function v8ProtoGetter() {
+  const d = getOwnPropertyDescriptor(ObjectPrototype, '__proto__');
+  const get = d === undefined ? undefined : d.get;
+  if (typeof get !== 'function') return null;
+  try {
+    const native = functionToString.call(get) === 'function get __proto__() { [native code] }';
+    return native && get.call([]) === Array.prototype && get.call(ObjectPrototype) === null ? get : null;
+  } catch {
+    return null;
+  }
 }
+const protoGetter = v8ProtoGetter();
+const protoOf = protoGetter === null ? getPrototypeOf : (o) => protoGetter.call(o);
 const ArrayPrototype = Array.prototype;
 
 // The most pairs a head may have to be rendered by the addon (the room

@@ -121,6 +121,35 @@ t.test('node --import onewrite/register (ESM)', async (t) => {
   t.same(JSON.parse(r.stdout), [true, true]);
 });
 
+// Node's --disable-proto takes Object.prototype.__proto__ away (delete) or
+// makes it throw (throw); the walk reads prototypes through that getter
+// only when it is V8's own.
+const PROBE_OBJECT = `
+  const http = require('node:http');
+  const onewrite = require(${JSON.stringify(ROOT)});
+  const server = http.createServer((req, res) => {
+    res.writeHead(200, { 'X-A': 'b' });
+    res.end(Buffer.from('ok'));
+  });
+  server.listen(0, () => http.get('http://127.0.0.1:' + server.address().port, (res) => {
+    let body = '';
+    res.on('data', (d) => { body += d; });
+    res.on('end', () => {
+      server.close();
+      const c = onewrite.status().counters;
+      process.stdout.write(JSON.stringify({ active: onewrite.status().active, status: res.statusCode,
+        header: res.headers['x-a'], body, heads: c.heads, ends: c.ends }));
+    });
+  }));
+`;
+for (const mode of ['delete', 'throw']) {
+  t.test(`node --disable-proto=${mode}: onewrite loads, and a header object and a Buffer body take the fast paths`, async (t) => {
+    const r = child([`--disable-proto=${mode}`, '-r', 'onewrite/register', '-e', PROBE_OBJECT]);
+    t.equal(r.stderr, '', 'nothing on stderr');
+    t.same(JSON.parse(r.stdout), { active: true, status: 200, header: 'b', body: 'ok', heads: 1, ends: 1 });
+  });
+}
+
 t.test('ONEWRITE_DISABLE=1 keeps Node\'s code and says why', async (t) => {
   const r = child(['-r', 'onewrite/register', '-e', PROBE], { ONEWRITE_DISABLE: '1' });
   t.equal(r.stderr, '');
