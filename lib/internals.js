@@ -359,46 +359,53 @@ function endChunk(res) {
 }
 
 // end()'s last step on the socket: "Fully uncork connection on end()"
-// (20 22 24 26).
-function uncorkFully(socket) {
-  if (!uncorkIsNothing(socket)) {
-    socket._writableState.corked = 1;
-    socket.uncork();
-  }
-}
-
-// Whether socket.uncork() is stream.Writable's own (net.Socket's on 20-26):
-// no code of the user's runs in it, so a call of it no one can count.
+// (20 22 24 26).  socket.uncork is read once, as Node reads it; when it is
+// stream.Writable's own and the socket is not corked and holds nothing,
+// the call would only take corked from 1 back to 0 (clearBuffer() finds
+// nothing to flush), and is not made.  Returns whether socket.uncork is
+// Writable's: the socket is then left uncorked, and another uncork() of
+// it (the response's, below) does nothing.
 const writableUncork = Stream.Writable.prototype.uncork;
-function uncorkIsWritables(socket) {
-  return socket.uncork === writableUncork;
+function uncorkFully(socket) {
+  const uncork = socket.uncork;
+  const state = socket._writableState;
+  if (uncork === writableUncork && state.corked === 0 &&
+      state.buffered.length === state.bufferedIndex) {
+    return true;
+  }
+  state.corked = 1;
+  if (typeof uncork === 'function') uncork.call(socket);
+  else socket.uncork(); // Node's TypeError
+  return uncork === writableUncork;
 }
 
-// Whether uncorkFully() would do nothing but take corked from 1 back to 0:
-// Writable's own uncork() of a socket that is not corked, nothing buffered
-// (clearBuffer() then finds nothing to flush).  (20 22 24 26)
-function uncorkIsNothing(socket) {
-  const state = socket._writableState;
-  return state.corked === 0 && socket.uncork === writableUncork &&
-    state.buffered.length === state.bufferedIndex;
+// Whether `uncork` (read from a socket) is stream.Writable's own
+// (net.Socket's on 20-26): no code of the user's runs in it, so a call of
+// it no one can count.
+function isWritablesUncork(uncork) {
+  return uncork === writableUncork;
 }
 
 // end()'s last step on the response's own cork count: 20 sets it to 0; 22,
-// 24 and 26 set it to 1 and uncork(), which flushes buffered chunks.
-// `plain`: the uncork() the response would call is Node's own, or one that
-// calls Node's own when no chunk is buffered (onewrite's).  With no chunk
-// buffered Node's uncork() only takes kCorked from 1 to 0 and uncorks the
-// socket, which uncorkFully() has left with nothing to do.
-function uncorkMessage(msg, plain) {
+// 24 and 26 set it to 1 and call this.uncork() (read once), which flushes
+// buffered chunks.  `plain(uncork)`: whether that uncork() is Node's own,
+// or one that calls Node's own for a response with no chunk buffered
+// (onewrite's).  With no chunk buffered, Node's uncork() only takes kCorked
+// from 1 to 0 and uncorks the socket; `socketDone` says uncorkFully() left
+// that with nothing to do (no socket, or Writable's own uncork()).
+function uncorkMessage(msg, socketDone, plain) {
   if (LINE === 20) {
     msg[kCorked] = 0;
-  } else if (plain && msg[kChunkedBuffer].length === 0 &&
-             (msg[kSocket] == null || uncorkIsNothing(msg[kSocket]))) {
-    msg[kCorked] = 0;
-  } else {
-    msg[kCorked] = 1;
-    msg.uncork();
+    return;
   }
+  const uncork = msg.uncork;
+  if (socketDone && msg[kChunkedBuffer].length === 0 && plain(uncork)) {
+    msg[kCorked] = 0;
+    return;
+  }
+  msg[kCorked] = 1;
+  if (typeof uncork === 'function') uncork.call(msg);
+  else msg.uncork(); // Node's TypeError
 }
 
 // ---- a ServerResponse without a socket, for buildHead ---------------------
@@ -700,7 +707,7 @@ module.exports = {
   endChunk,
   uncorkFully,
   uncorkMessage,
-  uncorkIsWritables,
+  isWritablesUncork,
   scratchResponse,
   queuedBytes,
   keepAliveLine,

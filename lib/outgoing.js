@@ -284,9 +284,9 @@ function headApart(msg, h, chunk, encoding) {
 // written in several writes stay corked: they leave together, in one
 // writev.
 function liftEndCork(socket) {
-  if (socket.writableCorked === 1 && socket.writableLength === 0 && internals.uncorkIsWritables(socket)) {
-    socket.uncork();
-  }
+  if (socket.writableCorked !== 1 || socket.writableLength !== 0) return;
+  const uncork = socket.uncork;
+  if (internals.isWritablesUncork(uncork)) uncork.call(socket);
 }
 
 // What write_() does after the head is rendered (20 22 24 26): the data,
@@ -444,20 +444,20 @@ function endTail(msg, tailSends) {
     }
   }
   const socket = msg.socket;
-  if (socket) internals.uncorkFully(socket);
-  internals.uncorkMessage(msg, uncorkIsPlain(msg));
+  const socketDone = socket ? internals.uncorkFully(socket) : true;
+  internals.uncorkMessage(msg, socketDone, uncorkIsPlain);
   msg.finished = true;
   if (internals.outputLength(msg) === 0 && msg.socket && internals.socketOwner(msg.socket) === msg) {
     internals.finishMessage(msg);
   }
 }
 
-// Whether msg.uncork() is Node's own, or one of onewrite's (lib/response.js
-// tells which, and when it calls Node's own for a response with no chunk
-// buffered): end() may then do what Node's uncork() would (uncorkMessage).
+// Whether `uncork`, read from a response, is Node's own, or one of
+// onewrite's (lib/response.js tells which, and when it calls Node's own for
+// a response with no chunk buffered): end() may then do what Node's
+// uncork() would (uncorkMessage).
 let ownUncorks = [];
-function uncorkIsPlain(msg) {
-  const uncork = msg.uncork;
+function uncorkIsPlain(uncork) {
   if (uncork === internals.originals.uncork) return true;
   for (let i = 0; i < ownUncorks.length; i += 2) {
     if (uncork === ownUncorks[i]) return ownUncorks[i + 1]();

@@ -622,6 +622,28 @@ for (const [label, answer] of [
   });
 }
 
+// res.uncork as an accessor: end() reads it as often as Node does (20:
+// never; 22 24 26: once, and calls what it read).
+t.test('counts: res.uncork as an accessor returning a wrapper, end(data)', async (t) => {
+  check(t, await runPair({
+    request: CLOSE,
+    handler(req, res, { log }) {
+      const counter = { gets: 0, calls: 0 };
+      const uncork = res.uncork;
+      const wrapped = function () {
+        counter.calls++;
+        return uncork.apply(this, arguments);
+      };
+      Object.defineProperty(res, 'uncork', { configurable: true, get() { counter.gets++; return wrapped; } });
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.end('hello');
+      log.push(['uncork', counter.gets, counter.calls]);
+    },
+  }), 'read and called as often as with stock Node', (stock) =>
+    stock.log.some((e) => e[0] === 'uncork' && e[1] === (major >= 22 ? 1 : 0)),
+  `with stock Node ${major}, read ${major >= 22 ? 'once' : 'never'}`);
+});
+
 // uncork() replaced on OutgoingMessage.prototype after onewrite is loaded
 // (a second agent, or a test double): end() still calls it as often as
 // Node's end() does (22 24 26: once; 20's end() does not call it).
