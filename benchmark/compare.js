@@ -84,19 +84,28 @@ function ratios(runs, variant, key) {
   return { xs, median: b.median(xs) };
 }
 
+// Every non-stock variant's ratios, per figure: { [variant]: { serverCpuUs, rps } }.
+function ratioTable(runs) {
+  const table = {};
+  for (const v of Object.keys(runs)) {
+    if (v !== 'stock') table[v] = { serverCpuUs: ratios(runs, v, 'serverCpuUs'), rps: ratios(runs, v, 'rps') };
+  }
+  return table;
+}
+
 const roundsText = (r) => `${r.xs.map((x) => x.toFixed(2)).join(' ')} (${r.median.toFixed(2)}x)`;
 
 // Warnings when the rounds disagree: per-round ratios spread over
 // SPREAD_LIMIT, and any round further than that from the median of its
 // variant (one stock round at 579 req/s against 17k in the others).
-function spread(runs) {
+function spread(runs, table) {
   const lines = [];
   const figures = [['serverCpuUs', 'server CPU', 'us/req', 2], ['rps', 'req/s', 'req/s', 0]];
   for (const v of Object.keys(runs)) {
     if (v !== 'stock') {
       const parts = [];
       for (const [key, what] of figures) {
-        const r = ratios(runs, v, key).xs;
+        const r = table[v][key].xs;
         if (spreadOf(r) > SPREAD_LIMIT) parts.push(`${what} ${b.min(r).toFixed(2)}-${b.max(r).toFixed(2)}x`);
       }
       if (parts.length > 0) lines.push(`${v}/stock per round: ${parts.join(', ')}`);
@@ -124,10 +133,8 @@ function report(def, runs, version) {
   const lines = [];
   lines.push(`\n${def.label} - Node ${version}, ${opts.client}, c=${opts.c}${opts.pipelining > 1 ? ` pipelining=${opts.pipelining}` : ''}, ` +
     `${opts.duration}s x ${opts.rounds} rounds, interleaved; server on CPU 0, client on CPU ${b.cores > 1 ? 1 : 0}${b.hasTaskset ? '' : ' (no taskset: not pinned)'}`);
-  for (const v of Object.keys(runs)) {
-    if (v === 'stock') continue;
-    const cpu = ratios(runs, v, 'serverCpuUs');
-    const rps = ratios(runs, v, 'rps');
+  const table = ratioTable(runs);
+  for (const [v, { serverCpuUs: cpu, rps }] of Object.entries(table)) {
     lines.push(`${v}: server CPU per request ${cpu.median.toFixed(2)}x stock (per round ${cpu.xs.map((x) => x.toFixed(2)).join(' ')}), ` +
       `req/s ${rps.median.toFixed(2)}x (per round ${rps.xs.map((x) => x.toFixed(2)).join(' ')})`);
   }
@@ -140,9 +147,9 @@ function report(def, runs, version) {
     const userRatio = v === 'stock' ? null : b.median(user) / b.median(stock.map((r) => r.serverUserUs));
     lines.push(
       `${v.padEnd(13)} | ${`${b.fmt(b.median(us), 2)} (${b.fmt(b.min(us), 2)}-${b.fmt(b.max(us), 2)})`.padEnd(27)} | ` +
-      `${(v === 'stock' ? '' : roundsText(ratios(runs, v, 'serverCpuUs'))).padEnd(28)} | ` +
+      `${(v === 'stock' ? '' : roundsText(table[v].serverCpuUs)).padEnd(28)} | ` +
       `${`${b.fmt(b.median(rps))} (${b.fmt(b.min(rps))}-${b.fmt(b.max(rps))})`.padEnd(23)} | ` +
-      `${(v === 'stock' ? '' : roundsText(ratios(runs, v, 'rps'))).padEnd(28)} | ` +
+      `${(v === 'stock' ? '' : roundsText(table[v].rps)).padEnd(28)} | ` +
       `${b.fmt(b.median(rs.map((r) => r.p50)), 2).padStart(6)} | ${b.fmt(b.median(rs.map((r) => r.p99)), 2).padStart(6)} | ` +
       `${`${b.fmt(b.median(user), 2)}${userRatio ? ` (${userRatio.toFixed(2)}x)` : ''}`.padEnd(22)} | ` +
       `${(b.median(rs.map((r) => r.serverCpu)) * 100).toFixed(0).padStart(9)}% | ${(b.median(rs.map((r) => r.clientCpu)) * 100).toFixed(0).padStart(9)}%`);
@@ -155,7 +162,7 @@ function report(def, runs, version) {
   }
   const bad = all.filter((r) => r.errors > 0 || r.timeouts > 0 || r.non2xx > 0).length;
   if (bad > 0) lines.push(`warning: ${bad} runs had errors, timeouts or non-2xx answers.`);
-  lines.push(...spread(runs));
+  lines.push(...spread(runs, table));
   return lines.join('\n');
 }
 
@@ -164,6 +171,7 @@ function report(def, runs, version) {
 function chartGroups(results) {
   const groups = [];
   for (const r of results) {
+    const table = ratioTable(r.runs);
     for (const [key, what, unit] of [['serverCpuUs', 'server CPU', 'us per request, lower is better'], ['rps', 'req/s', 'higher is better']]) {
       groups.push({
         label: `${r.label}: ${what}`,
@@ -171,7 +179,7 @@ function chartGroups(results) {
         bars: Object.entries(r.runs).map(([v, rs]) => ({
           label: v,
           values: rs.map((x) => x[key]),
-          ratio: v === 'stock' ? null : ratios(r.runs, v, key).median,
+          ratio: v === 'stock' ? null : table[v][key].median,
         })),
       });
     }
