@@ -367,13 +367,16 @@ function endChunk(res) {
 // it (the response's, below) does nothing.
 const writableUncork = Stream.Writable.prototype.uncork;
 function uncorkFully(socket) {
-  const uncork = socket.uncork;
   const state = socket._writableState;
-  if (uncork === writableUncork && state.corked === 0 &&
-      state.buffered.length === state.bufferedIndex) {
-    return true;
+  let uncork;
+  if (state.corked === 0 && state.buffered.length === state.bufferedIndex) {
+    uncork = socket.uncork;
+    if (uncork === writableUncork) return true;
+    state.corked = 1;
+  } else {
+    state.corked = 1;
+    uncork = socket.uncork;
   }
-  state.corked = 1;
   if (typeof uncork === 'function') uncork.call(socket);
   else socket.uncork(); // Node's TypeError
   return uncork === writableUncork;
