@@ -359,27 +359,25 @@ function endChunk(res) {
 }
 
 // end()'s last step on the socket: "Fully uncork connection on end()"
-// (20 22 24 26).  socket.uncork is read once, as Node reads it; when it is
-// stream.Writable's own and the socket is not corked and holds nothing,
-// the call would only take corked from 1 back to 0 (clearBuffer() finds
-// nothing to flush), and is not made.  Returns whether socket.uncork is
-// Writable's: the socket is then left uncorked, and another uncork() of
-// it (the response's, below) does nothing.
+// (20 22 24 26).  When socket.uncork is stream.Writable's own and the
+// socket is not corked and holds nothing, the call would only take corked
+// from 1 back to 0 (clearBuffer() finds nothing to flush), and is not
+// made.  Otherwise corked is set to 1 and socket.uncork read and called,
+// as Node does.
 const writableUncork = Stream.Writable.prototype.uncork;
 function uncorkFully(socket) {
+  if (uncorkDoesNothing(socket)) return;
+  socket._writableState.corked = 1;
+  socket.uncork();
+}
+
+// Whether socket.uncork() would do nothing: Writable's own uncork() of a
+// socket that is not corked, nothing buffered.  socket.uncork is read last,
+// only when the state allows it.
+function uncorkDoesNothing(socket) {
   const state = socket._writableState;
-  let uncork;
-  if (state.corked === 0 && state.buffered.length === state.bufferedIndex) {
-    uncork = socket.uncork;
-    if (uncork === writableUncork) return true;
-    state.corked = 1;
-  } else {
-    state.corked = 1;
-    uncork = socket.uncork;
-  }
-  if (typeof uncork === 'function') uncork.call(socket);
-  else socket.uncork(); // Node's TypeError
-  return uncork === writableUncork;
+  return state.corked === 0 && state.buffered.length === state.bufferedIndex &&
+    socket.uncork === writableUncork;
 }
 
 // Whether `uncork` (read from a socket) is stream.Writable's own
@@ -394,15 +392,19 @@ function isWritablesUncork(uncork) {
 // buffered chunks.  `plain(uncork)`: whether that uncork() is Node's own,
 // or one that calls Node's own for a response with no chunk buffered
 // (onewrite's).  With no chunk buffered, Node's uncork() only takes kCorked
-// from 1 to 0 and uncorks the socket; `socketDone` says uncorkFully() left
-// that with nothing to do (no socket, or Writable's own uncork()).
-function uncorkMessage(msg, socketDone, plain) {
+// from 1 to 0 and calls socket.uncork(), which does nothing on a socket
+// uncorkFully() left uncorked.  All of it is decided after the read of
+// this.uncork, which may be a getter: what it did to the response or the
+// socket is seen.
+function uncorkMessage(msg, plain) {
   if (LINE === 20) {
     msg[kCorked] = 0;
     return;
   }
   const uncork = msg.uncork;
-  if (socketDone && msg[kChunkedBuffer].length === 0 && plain(uncork)) {
+  const socket = msg[kSocket];
+  if (msg[kChunkedBuffer].length === 0 && plain(uncork) &&
+      (socket == null || uncorkDoesNothing(socket))) {
     msg[kCorked] = 0;
     return;
   }

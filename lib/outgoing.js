@@ -444,8 +444,8 @@ function endTail(msg, tailSends) {
     }
   }
   const socket = msg.socket;
-  const socketDone = socket ? internals.uncorkFully(socket) : true;
-  internals.uncorkMessage(msg, socketDone, uncorkIsPlain);
+  if (socket) internals.uncorkFully(socket);
+  internals.uncorkMessage(msg, uncorkIsPlain);
   msg.finished = true;
   if (internals.outputLength(msg) === 0 && msg.socket && internals.socketOwner(msg.socket) === msg) {
     internals.finishMessage(msg);

@@ -644,6 +644,52 @@ t.test('counts: res.uncork as an accessor returning a wrapper, end(data)', async
   `with stock Node ${major}, read ${major >= 22 ? 'once' : 'never'}`);
 });
 
+// User code in end()'s last step (22 24 26: this.uncork is read and
+// called), which onewrite may skip when it would do nothing: a getter that
+// corks the socket there, and a wrapper that ends another response (a
+// second end() through onewrite inside the first).
+t.test('user code in end()\'s uncork: a res.uncork getter corks the socket', async (t) => {
+  check(t, await runPair({
+    request: CLOSE,
+    handler(req, res, { log }) {
+      const counter = { gets: 0 };
+      const uncork = res.uncork;
+      Object.defineProperty(res, 'uncork', {
+        configurable: true,
+        get() {
+          counter.gets++;
+          res.socket.cork();
+          return uncork;
+        },
+      });
+      watch(res, log);
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.end('hello');
+      log.push(['after end', counter.gets, res.socket.writableCorked]);
+    },
+  }), 'the socket is left corked or not as with Node', (stock) =>
+    stock.log.some((e) => e[0] === 'after end' && e[1] === (major >= 22 ? 1 : 0)),
+  major >= 22 ? 'the getter ran' : "the getter did not run (Node 20's end() does not read it)");
+});
+
+t.test('user code in end()\'s uncork: a res.uncork wrapper ends another response', async (t) => {
+  check(t, await runPair({
+    client: heldClient(A_REQ, B_REQ),
+    handler: leakHandler((res, counter, endA) => {
+      const uncork = res.uncork;
+      res.uncork = function () {
+        counter.n++;
+        endA();
+        return uncork.apply(this, arguments);
+      };
+      res.writeHead(200, { 'X-From-B': 'b-value' });
+      res.end('B');
+    }),
+  }), 'A and B each keep their own head and body', (stock) => (major >= 22 ? endedInB(stock) :
+    stock.log.some((e) => Array.isArray(e) && e[0] === 'B calls' && e[1] === 0)),
+  major >= 22 ? 'the wrapper ended A inside B\'s end()' : "the wrapper did not run (Node 20's end() does not call it)");
+});
+
 // uncork() replaced on OutgoingMessage.prototype after onewrite is loaded
 // (a second agent, or a test double): end() still calls it as often as
 // Node's end() does (22 24 26: once; 20's end() does not call it).
