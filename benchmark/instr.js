@@ -6,6 +6,10 @@
 // cheapest non-identical response, for the servers whose response it
 // reproduces: simple only), and the raw `net` ceiling (ceiling.js, once
 // per run: the same server for every bench), each as a ratio to stock.
+// With --drain it also counts the drain probe (drain.js): onewrite with the
+// request drained in Node's ticks with no stream code (drain-ticks) and
+// not drained at all (drain-none), and the floor drained in those ticks
+// (floor-ticks): the bounds of any finish path a package could build.
 //
 // Each runs under `valgrind --tool=callgrind` with counting off; a fixed
 // client (autocannon, --c connections) sends --warm requests in
@@ -27,6 +31,7 @@
 //   npm run bench:instr
 //   node benchmark/instr.js --bench=simple,realistic --node=/path/to/node
 //   node benchmark/instr.js --repeat=3 --keep     (three interleaved runs, dumps kept)
+//   node benchmark/instr.js --bench=simple --drain --ceiling=false
 //
 // Needs valgrind (callgrind, callgrind_control, callgrind_annotate).
 // Raw results: <out>/instr-node<version>-<time>.json.
@@ -44,7 +49,7 @@ const WARM = 40000; // V8 is still optimising before this (Node 24/26 longest)
 const COMPILER_WARN = 0.03; // share of the count in V8's optimising compilers
 
 const opts = parseArgs(process.argv.slice(2), {
-  bench: 'simple,realistic', n: 20000, warm: WARM, warmRuns: 2, c: 50, repeat: 1, floor: true, ceiling: true, keep: false,
+  bench: 'simple,realistic', n: 20000, warm: WARM, warmRuns: 2, c: 50, repeat: 1, floor: true, drain: false, ceiling: true, keep: false,
   node: process.execPath, out: path.join(__dirname, 'results'),
 }, {
   script: __filename,
@@ -57,6 +62,7 @@ const opts = parseArgs(process.argv.slice(2), {
     c: 'connections',
     repeat: 'runs of every variant, interleaved (the median is shown)',
     floor: 'count the floor and the floor without the drain (simple only)',
+    drain: 'count the drain probe (drain.js): drain-ticks, drain-none, floor-ticks (benchmark/README.md)',
     ceiling: 'count the raw net ceiling',
     keep: 'keep the callgrind dumps under <out>/callgrind-<time>/ (for callgrind_annotate)',
     node: 'the Node binary to measure',
@@ -144,7 +150,7 @@ function table(names, results, ceiling) {
       first = false;
       const xs = rows[v];
       if (!xs) {
-        if (v === 'floor') lines.push(`${head}          -   (and floor-nodrain: the floor reproduces simple's response only)`);
+        if (v === 'floor') lines.push(`${head}          -   (and the other floors: the floor reproduces simple's response only)`);
         continue;
       }
       const per = b.median(xs.map((x) => x.perRequest));

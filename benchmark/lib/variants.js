@@ -9,6 +9,12 @@
 //                  response (servers.js: `floor`)
 //   floor-nodrain  the floor, the request left undrained
 //                  (ONEWRITE_FLOOR_DRAIN=0)
+//   drain-ticks    onewrite, and the request drained by the drain probe
+//                  (drain.js, NOT identical: Node's four ticks with no
+//                  stream code in them)
+//   drain-none     onewrite, and the request not drained at all (drain.js)
+//   floor-ticks    the floor, and the request drained as drain-ticks:
+//                  the least any package keeping Node's events could cost
 //   ceiling        a raw `net` server (ceiling.js) in place of the script,
 //                  the same for every server: the limit of any JavaScript
 //                  response path
@@ -17,18 +23,23 @@ const path = require('node:path');
 
 const HERE = path.join(__dirname, '..');
 const FLOOR = path.join(HERE, 'floor.js');
+const DRAIN = path.join(HERE, 'drain.js');
 
 const VARIANTS = {
   stock: {},
   onewrite: { preload: ['onewrite/register'] },
   floor: { preload: [FLOOR], floorOnly: true },
   'floor-nodrain': { preload: [FLOOR], env: { ONEWRITE_FLOOR_DRAIN: '0' }, floorOnly: true },
+  'drain-ticks': { preload: ['onewrite/register', DRAIN], env: { ONEWRITE_DRAIN_PROBE: 'ticks' } },
+  'drain-none': { preload: ['onewrite/register', DRAIN], env: { ONEWRITE_DRAIN_PROBE: 'none' } },
+  'floor-ticks': { preload: [FLOOR, DRAIN], env: { ONEWRITE_DRAIN_PROBE: 'ticks' }, floorOnly: true },
   ceiling: { script: path.join(HERE, 'ceiling.js'), args: [], path: '/' },
 };
 
 // The variants asked for, in this order: stock and onewrite always.
-function chosen({ floor = false, ceiling = false }) {
-  return ['stock', 'onewrite', ...(floor ? ['floor', 'floor-nodrain'] : []), ...(ceiling ? ['ceiling'] : [])];
+function chosen({ floor = false, drain = false, ceiling = false }) {
+  return ['stock', 'onewrite', ...(floor ? ['floor', 'floor-nodrain'] : []), ...(drain ? ['drain-ticks', 'drain-none', 'floor-ticks'] : []),
+    ...(ceiling ? ['ceiling'] : [])];
 }
 
 // Whether `variant` can be measured on server `def` (servers.js).
