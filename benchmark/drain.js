@@ -11,32 +11,43 @@
 //
 // Node's finish path (resOnFinish) calls req._dump() on a request nobody
 // read.  For a complete request with no body (simple.js's GETs) Node then
-// runs, each step on its own process.nextTick():
-//   resume_      read(0) finds the stream ended: endReadable() schedules
-//                endReadableNT; 'resume'; on Node 20/22 flow()'s read()
-//                and a second read(0) schedule it twice more (those ticks
-//                find 'end' emitted and do nothing)
-//   endReadableNT  'end', then autoDestroy: destroy() -> IncomingMessage's
-//                _destroy(), which schedules onError
-//   onError      the destroy callback, which schedules emitCloseNT
-//   emitCloseNT  'close'
-// and the stream's state moves on with each step.  To keep Node's events in
-// Node's order relative to everything else queued on the same ticks, a
-// package's own drain would still take those ticks: six on Node 20/22,
-// four on 24/26.
+// takes these ticks (process.nextTick), with Readable's own code in each:
 //
-// ONEWRITE_DRAIN_PROBE=ticks   _dump() sets the state and takes Node's
-//                              ticks with next to no code in them: 'resume'
-//                              (and on Node 20/22 the two ticks that do
-//                              nothing), 'end', -, 'close'.  The stream is
-//                              not set flowing, so that Readable's own code
-//                              never runs: no read(), no destroy(), none of
-//                              their checks.  What a package's drain would
-//                              cost at best.  (Every tick counts: each runs
-//                              the hooks of every async_hooks hook, which
-//                              AsyncLocalStorage and APM agents use, so a
-//                              package that dropped one would run user code
-//                              fewer times than Node.)
+// Node 20 and 22: _dump() calls resume(), which sets the stream flowing.
+//   (emitReadable_, the request's own tick, queued when it ended: its
+//   flow() reads, finds the stream ended, and endReadable() schedules the
+//   endReadableNT below)
+//   resume_        read(0), 'resume', flow()'s read(), read(0): each finds
+//                  the stream ended, and endReadable() schedules
+//                  endReadableNT again each time
+//   endReadableNT  'end', then autoDestroy: destroy() -> IncomingMessage's
+//                  _destroy(), which schedules onError
+//   endReadableNT x3  'end' was emitted: they check and do nothing
+//   onError        the destroy callback, which schedules emitCloseNT
+//   emitCloseNT    'close'
+// Seven ticks, three of them empty, in the benchmark's order; six when the
+// request's 'readable' tick has run before 'finish' (a handler that ends
+// the response later): resume_'s first read(0) then ends the stream.
+//
+// Node 24 and 26: _dump() has a fast path for such a request: read(0),
+// not resume() (no 'resume'), and _destroy() calls back at once when
+// there is no error.
+//   endReadableNT  'end', then destroy(), whose callback runs at once and
+//                  schedules emitCloseNT
+//   emitCloseNT    'close'
+//
+// To keep Node's events in Node's order relative to everything else queued
+// on the same ticks, a package's own drain would still take those ticks,
+// even the empty ones: each runs the init, before, after and destroy hooks
+// of every async_hooks hook (AsyncLocalStorage on Node 20/22, APM agents),
+// so a package that dropped one would run user code fewer times than Node.
+//
+// ONEWRITE_DRAIN_PROBE=ticks   _dump() takes Node's ticks with next to no
+//                              code in them, setting the state flags along
+//                              the way.  The stream is not set flowing, so
+//                              that Readable's own code never runs: no
+//                              read(), no destroy(), none of their checks.
+//                              What a package's drain would cost at best.
 // ONEWRITE_DRAIN_PROBE=none    _dump() marks the request dumped and does
 //                              nothing else: no tick, no event, the request
 //                              never ends.  What the drain costs in all,
@@ -53,44 +64,51 @@ if (MODE !== 'ticks' && MODE !== 'none') {
 const nodeDump = IncomingMessage.prototype._dump;
 const { nextTick } = process;
 
-// How many times endReadable() schedules endReadableNT in resume_: three
-// on Node 20 and 22 (read(0), flow()'s read(), read(0)), once on 24 and 26
-// (kEndScheduled); checked on 20.20.2, 22.23.5, 24.22.3, 26.12.1.
-const EMPTY_TICKS = Number(process.versions.node.split('.')[0]) < 24 ? 2 : 0;
+// Which drain this Node has, from its own code: the fast path of Node 24
+// and 26 (checked on 20.20.2, 22.23.5, 24.22.3, 26.12.1).
+const FAST = /this\.read\(0\)/.test(String(nodeDump));
 
 // Only the case measured: a complete request, nothing buffered, nobody
 // reading; anything else is Node's.
 function plain(req) {
   const s = req._readableState;
-  return !req._dumped && s.ended && s.length === 0 && !s.endEmitted && !s.destroyed && s.flowing === null &&
-    req.listenerCount('data') === 0;
+  return !req._dumped && req.complete && s.ended && s.length === 0 && !s.endEmitted && !s.destroyed &&
+    s.flowing === null && req.listenerCount('data') === 0;
 }
 
+// Node 20/22: resume_, with the endReadableNT it leads to, and the three
+// that find 'end' emitted.
 function resumeTick(req, s) {
   nextTick(endTick, req, s);
   s.resumeScheduled = false;
   req.emit('resume');
-  for (let i = 0; i < EMPTY_TICKS; i++) nextTick(emptyTick, req, s);
+  for (let i = 0; i < 3; i++) nextTick(emptyTick, req, s);
 }
 
-// endReadableNT when 'end' was emitted: it checks and does nothing.
 function emptyTick(req, s) {
   if (!s.endEmitted) throw new Error('drain.js: the request has not ended');
 }
 
+// endReadableNT: 'end', then the destroy: on Node 20/22 its callback one
+// tick later (onError), on 24/26 at once.
 function endTick(req, s) {
   s.endEmitted = true;
   req.emit('end');
   s.destroyed = true;
-  nextTick(destroyedTick, req, s);
+  if (FAST) {
+    s.closed = true;
+    nextTick(closeTick, req, s);
+  } else {
+    nextTick(destroyedTick, req, s);
+  }
 }
 
 function destroyedTick(req, s) {
+  s.closed = true;
   nextTick(closeTick, req, s);
 }
 
 function closeTick(req, s) {
-  s.closed = true;
   s.closeEmitted = true;
   req.emit('close');
 }
@@ -100,9 +118,13 @@ IncomingMessage.prototype._dump = function _dump() {
   const s = this._readableState;
   this._dumped = true;
   if (MODE === 'none') return;
-  s.resumeScheduled = true;
-  nextTick(resumeTick, this, s);
+  if (FAST) {
+    nextTick(endTick, this, s);
+  } else {
+    s.resumeScheduled = true;
+    nextTick(resumeTick, this, s);
+  }
 };
 
 process.stderr.write(`drain: a measurement probe, not identical to stock Node (${MODE === 'ticks'
-  ? `the request drained in Node's ${4 + EMPTY_TICKS} ticks with no stream code` : 'the request not drained at all'})\n`);
+  ? `the request drained in Node's ${FAST ? 2 : 7} ticks with no stream code` : 'the request not drained at all'})\n`);

@@ -145,12 +145,16 @@ function table(names, results, ceiling) {
     const stockWithout = b.median(results[name].stock.map((x) => x.withoutCompiler));
     const rows = { ...results[name], ...(ceiling.length ? { ceiling } : {}) };
     let first = true;
+    let floorNoted = false;
     for (const v of variants.chosen(opts)) {
       const head = `${(first ? name : '').padEnd(13)} ${(LABELS[v] || v).padEnd(15)}`;
       first = false;
       const xs = rows[v];
       if (!xs) {
-        if (v === 'floor') lines.push(`${head}          -   (and the other floors: the floor reproduces simple's response only)`);
+        if (variants.floorOnly(v) && !floorNoted) {
+          lines.push(`${head}          -   (and the other floors: the floor reproduces simple's response only)`);
+          floorNoted = true;
+        }
         continue;
       }
       const per = b.median(xs.map((x) => x.perRequest));

@@ -10,8 +10,8 @@
 //   floor-nodrain  the floor, the request left undrained
 //                  (ONEWRITE_FLOOR_DRAIN=0)
 //   drain-ticks    onewrite, and the request drained by the drain probe
-//                  (drain.js, NOT identical: Node's four ticks with no
-//                  stream code in them)
+//                  (drain.js, NOT identical: Node's ticks with no stream
+//                  code in them)
 //   drain-none     onewrite, and the request not drained at all (drain.js)
 //   floor-ticks    the floor, and the request drained as drain-ticks:
 //                  the least any package keeping Node's events could cost
@@ -42,6 +42,11 @@ function chosen({ floor = false, drain = false, ceiling = false }) {
     ...(ceiling ? ['ceiling'] : [])];
 }
 
+// Whether `variant` is measured only where the floor reproduces the response.
+function floorOnly(variant) {
+  return VARIANTS[variant].floorOnly === true;
+}
+
 // Whether `variant` can be measured on server `def` (servers.js).
 function applies(def, variant) {
   return !VARIANTS[variant].floorOnly || def.floor === true;
@@ -59,4 +64,4 @@ function launch(def, variant) {
   };
 }
 
-module.exports = { chosen, applies, launch };
+module.exports = { chosen, applies, floorOnly, launch };
