@@ -410,7 +410,14 @@ function uncorkMessage(msg, plain) {
   }
   msg[kCorked] = 1;
   if (typeof uncork === 'function') uncork.call(msg);
-  else msg.uncork(); // Node's TypeError
+  else callUncork.call({ uncork }); // Node's TypeError, with no second read
+}
+
+// `this.uncork()`, as Node's end() spells it: for a value that is not a
+// function, V8's TypeError names the call as written ("this.uncork is not
+// a function").  Called on a plain holder of the value already read.
+function callUncork() {
+  this.uncork();
 }
 
 // ---- a ServerResponse without a socket, for buildHead ---------------------

@@ -672,6 +672,28 @@ t.test('user code in end()\'s uncork: a res.uncork getter corks the socket', asy
   major >= 22 ? 'the getter ran' : "the getter did not run (Node 20's end() does not read it)");
 });
 
+// A res.uncork getter that returns no function (22 24 26): Node's end()
+// throws its own TypeError from `this.uncork()`, having read it once.
+t.test('user code in end()\'s uncork: a res.uncork getter returns no function', async (t) => {
+  check(t, await runPair({
+    request: CLOSE,
+    handler(req, res, { log }) {
+      const counter = { gets: 0 };
+      Object.defineProperty(res, 'uncork', { configurable: true, get: () => (counter.gets++, 5) });
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      const socket = res.socket;
+      const threw = attempt(log, 'end', () => res.end('hello'));
+      log.push(['after end', counter.gets, res.finished, res.writableEnded, socket.writableCorked]);
+      // The response never finishes where end() threw: close the connection.
+      if (threw) setImmediate(() => socket.destroy());
+    },
+  }), 'the same error, after the same reads, in the same state', (stock) => (major >= 22
+    ? stock.log.some((e) => e[0] === 'throw' && e[2].message === 'this.uncork is not a function') &&
+      stock.log.some((e) => e[0] === 'after end' && e[1] === 1)
+    : stock.log.some((e) => e[0] === 'after end' && e[1] === 0)),
+  major >= 22 ? 'end() threw Node\'s TypeError after one read' : "the getter did not run (Node 20's end() does not read it)");
+});
+
 t.test('user code in end()\'s uncork: a res.uncork wrapper ends another response', async (t) => {
   check(t, await runPair({
     client: heldClient(A_REQ, B_REQ),
