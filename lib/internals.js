@@ -377,7 +377,7 @@ function uncorkFully(socket) {
 function uncorkDoesNothing(socket) {
   const state = socket._writableState;
   return state.corked === 0 && state.buffered.length === state.bufferedIndex &&
-    socket.uncork === writableUncork;
+    isWritablesUncork(socket.uncork);
 }
 
 // Whether `uncork` (read from a socket) is stream.Writable's own
