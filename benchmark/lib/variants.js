@@ -49,7 +49,7 @@ function floorOnly(variant) {
 
 // Whether `variant` can be measured on server `def` (servers.js).
 function applies(def, variant) {
-  return !VARIANTS[variant].floorOnly || def.floor === true;
+  return !floorOnly(variant) || def.floor === true;
 }
 
 // startServer's options for `variant` of server `def`, and the URL path.
