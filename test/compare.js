@@ -7,7 +7,8 @@
 // rounds print CPU per request and req/s with numbers; the chart is an SVG.
 // Then what a user meets when something is off: an answer that differs
 // (exit 1, the difference shown, no load), an answer that varies by
-// itself, an app that dies before it listens, a wrong command line.
+// itself, an app that dies before it listens or during the load, a wrong
+// command line.
 //
 // Short rounds (the plumbing, not the gain: the machine is shared).
 
@@ -126,6 +127,24 @@ t.test('an app that dies before it listens: a clear error with its output', asyn
   t.equal(r.code, 1, 'exit status 1');
   t.match(r.stderr, /exited \(code 3\) before it listened/, 'says the app exited before listening');
   t.match(r.stderr, /cannot find the database/, "shows the app's output");
+});
+
+t.test('an app that dies during the load: a clear error with its output', async (t) => {
+  // Answers the byte check's few requests, then exits under the load.
+  const app = path.join(TMP, 'dies-later.js');
+  fs.writeFileSync(app, `
+let n = 0;
+require('node:http').createServer((req, res) => {
+  if (++n > 200) { console.error('the pool is exhausted'); process.exit(4); }
+  res.end('same');
+}).listen(Number(process.env.PORT), '127.0.0.1');
+`);
+  const r = await onewrite(['compare', app, ...SHORT]);
+  t.equal(r.code, 1, 'exit status 1');
+  t.match(r.stdout, /identical/, 'the byte check passed first');
+  t.match(r.stderr, /the app( with onewrite| \(stock\)): exited during the load \(code 4\)/,
+    'names the app and says it exited during the load');
+  t.match(r.stderr, /--- its output \(last lines\) ---\nthe pool is exhausted/, "shows the app's output");
 });
 
 t.test('the command line', async (t) => {

@@ -69,7 +69,7 @@ function announcedPorts(text) {
 
 // Start `script` (with `args`) on `node`; `onewrite` preloads the fast
 // paths and the reporter.  Resolves once the app accepts connections, with
-// { pid, port, host, status, query(), stop(), output(), exited }.
+// { pid, port, host, status, query(), stop(), failure(why), exited }.
 async function startApp({ script, args = [], node = process.execPath, onewrite = false, timeout = 30000 }) {
   const port = await freePort();
   const env = { ...process.env, PORT: String(port) };
@@ -123,6 +123,13 @@ async function startApp({ script, args = [], node = process.execPath, onewrite =
     });
   }
 
+  // An error saying what went wrong with the app, with the last lines it
+  // printed (for this module and for the load, lib/compare/load.js).
+  const failure = (why) => {
+    const tail = output.trim() ? `\n--- its output (last lines) ---\n${output.trim().split('\n').slice(-20).join('\n')}` : ' (it printed nothing)';
+    return new Error(`${label}: ${why}${tail}`);
+  };
+
   const app = {
     pid: child.pid,
     port: null,
@@ -132,7 +139,7 @@ async function startApp({ script, args = [], node = process.execPath, onewrite =
     get exited() {
       return exited;
     },
-    output: () => output,
+    failure,
     query() {
       if (exited) return Promise.reject(new Error(`${label} has exited`));
       const id = nextId++;
@@ -160,10 +167,6 @@ async function startApp({ script, args = [], node = process.execPath, onewrite =
   };
   running.add(app);
 
-  const failure = (why) => {
-    const tail = output.trim() ? `\n--- its output (last lines) ---\n${output.trim().split('\n').slice(-20).join('\n')}` : ' (it printed nothing)';
-    return new Error(`${label}: ${why}${tail}`);
-  };
 
   // Wait for a listening port: the one passed in PORT first, then those
   // the app announced; on IPv4 loopback, then IPv6.

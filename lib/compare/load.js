@@ -56,8 +56,7 @@ async function measure(autocannon, app, { paths, connections, seconds }) {
   const r = await runClient(autocannon, options);
   const cpu1 = cpuSeconds(app.pid);
   if (app.exited) {
-    throw new Error(`${app.label} exited during the load (${app.exited.signal || `code ${app.exited.code}`})` +
-      `\n--- its output (last lines) ---\n${app.output().trim().split('\n').slice(-20).join('\n')}`);
+    throw app.failure(`exited during the load (${app.exited.signal || `code ${app.exited.code}`})`);
   }
   const cpu = (cpu1.user - cpu0.user) + (cpu1.system - cpu0.system);
   r.cpuUsPerRequest = (cpu * 1e6) / r.requests;
