@@ -221,6 +221,15 @@ async function installInto(t, name, tarball, extra = []) {
   return { app, ok: ok(t, r, `npm install ${path.basename(tarball)} ${extra.join(' ')}`), r };
 }
 
+// `onewrite compare server.js`, through the bin npm linked into `app`,
+// for a one-line server written there.
+function compareIn(app) {
+  fs.writeFileSync(path.join(app, 'server.js'), "require('node:http').createServer((req, res) => res.end('hi'))" +
+    '.listen(Number(process.env.PORT), "127.0.0.1");\n');
+  return run(path.join(app, 'node_modules', '.bin', 'onewrite'), ['compare', 'server.js'],
+    { cwd: app, env: NO_CC_ENV, timeout: 60000 });
+}
+
 // Run `fn` in a child Node in `app` (with NO_CC_ENV); it prints JSON.
 async function child(t, app, fn) {
   const file = path.join(app, `${fn.name}.js`);
@@ -403,10 +412,7 @@ t.test('b. installs from the tarball without a C compiler, and the prebuild runs
   // optional peer dependency, was not installed with it, ends with the
   // one-line hint instead of the load.
   t.notOk(fs.existsSync(path.join(app, 'node_modules', 'autocannon')), 'autocannon was not installed with onewrite');
-  fs.writeFileSync(path.join(app, 'server.js'), "require('node:http').createServer((req, res) => res.end('hi'))" +
-    '.listen(Number(process.env.PORT), "127.0.0.1");\n');
-  const compare = await run(path.join(app, 'node_modules', '.bin', 'onewrite'), ['compare', 'server.js'],
-    { cwd: app, env: NO_CC_ENV, timeout: 60000 });
+  const compare = await compareIn(app);
   t.equal(compare.code, 1, 'npx onewrite compare without autocannon: exit status 1', { stdout: compare.stdout, stderr: compare.stderr });
   t.match(compare.stdout, /\n {2}\/ +identical +\d+ bytes +fast paths: head, end\n/, 'the byte check ran on the installed package');
   t.equal(compare.stderr.split('\n').slice(-2).join('\n'),
@@ -456,10 +462,7 @@ t.test('c. with neither a prebuild nor a build, it loads, stays off and changes 
   }, 'no fast path ran');
 
   // `onewrite compare` says why there is nothing to compare.
-  fs.writeFileSync(path.join(app, 'server.js'), "require('node:http').createServer((req, res) => res.end('hi'))" +
-    '.listen(Number(process.env.PORT), "127.0.0.1");\n');
-  const compare = await run(path.join(app, 'node_modules', '.bin', 'onewrite'), ['compare', 'server.js'],
-    { cwd: app, env: NO_CC_ENV, timeout: 60000 });
+  const compare = await compareIn(app);
   t.equal(compare.code, 1, 'onewrite compare: exit status 1', { stdout: compare.stdout, stderr: compare.stderr });
   t.match(compare.stderr, /onewrite is not active in the app: the native addon could not be loaded/, 'and why');
 
