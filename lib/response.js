@@ -110,14 +110,15 @@ function makeMethods(gate, global = null) {
   // The method that runs instead of the fast end, write or uncork (Node's
   // own is `node`), or null: an agent's wrapper (above), Node's own while
   // the gate is off, or the method put on OutgoingMessage.prototype in
-  // place of Node's after install (counted).
-  function instead(name, node) {
+  // place of Node's after install (counted, unless `count` is false: a
+  // question asked without a call).
+  function instead(name, node, count = true) {
     const other = wrapper(name, node);
     if (other !== null) return other;
     if (!gate.on) return node;
     const now = OutgoingPrototype[name];
     if (now === node) return null;
-    fallback(`${name} replaced after install`, name);
+    if (count) fallback(`${name} replaced after install`, name);
     return now;
   }
 
@@ -295,8 +296,10 @@ function makeMethods(gate, global = null) {
   // With no chunk buffered, this uncork() calls Node's own when instead()
   // finds nothing else to run.
   if (LINE >= 24) {
-    outgoing.addOwnUncork(uncork, () => wrapper('uncork', originals.uncork) === null &&
-      (!gate.on || OutgoingPrototype.uncork === originals.uncork));
+    outgoing.addOwnUncork(uncork, () => {
+      const other = instead('uncork', originals.uncork, false);
+      return other === null || other === originals.uncork;
+    });
   }
   return ours;
 }
