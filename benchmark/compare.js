@@ -53,7 +53,7 @@ const opts = parseArgs(process.argv.slice(2), {
     len: "simple's body length",
     chunks: "simple's write() calls per body",
     chunkedEnc: "simple: 1 for Transfer-Encoding: chunked",
-    floor: 'also the floor (floor.js, simple only; not identical to stock)',
+    floor: 'also the floor (floor.js, servers without write(); not identical to stock)',
     ceiling: 'also a raw net server: the limit of any JavaScript path',
     node: 'the Node binary to measure',
     out: 'where the raw results and the chart go',
@@ -199,7 +199,7 @@ async function main() {
     return { name, def, variants: variants.chosen(opts).filter((v) => variants.applies(def, v)) };
   });
   const skipped = opts.floor ? names.filter((n, i) => !plan[i].variants.includes('floor')) : [];
-  if (skipped.length > 0) console.log(`(no floor for ${skipped.join(', ')}: the floor reproduces simple's response only, with chunks=1 chunkedEnc=0)`);
+  if (skipped.length > 0) console.log(`(no floor for ${skipped.join(', ')}: the floor answers only where write() is not called)`);
   const total = plan.reduce((n, p) => n + opts.rounds * p.variants.length, 0);
   let done = 0;
   for (const { name, def, variants: vs } of plan) {

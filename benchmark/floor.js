@@ -22,7 +22,11 @@
 //                      Node's server runs its own finish path and reuses
 //                      the connection.
 // For simple.js (chunks=1, chunkedEnc=0) the bytes are those stock Node
-// sends; nothing else is: setHeader() values, other status codes' reason
+// sends.  For another server that answers with writeHead() and end(body)
+// (a framework, realistic) it sends that server's status and body behind
+// this head, its headers dropped: what is left above it is the server's own
+// work, setHeader() included, and Node's around the response.  Nothing else
+// is the same: setHeader() values, other status codes' reason
 // phrases, Connection: close, HTTP/1.0, HEAD, pipelining, backpressure,
 // 'prefinish', end() callbacks, errors, socket.bytesWritten, timeouts
 // refreshed by writes, ... are ignored or left undone.

@@ -3,8 +3,8 @@
 // Server instructions per request: the figure that stays put on a noisy
 // machine.  For each server (--bench) it counts stock Node, onewrite, the
 // floor and the floor without draining the request (floor.js: the
-// cheapest non-identical response, for the servers whose response it
-// reproduces: simple only), and the raw `net` ceiling (ceiling.js, once
+// cheapest non-identical response, for every server that answers without
+// write()), and the raw `net` ceiling (ceiling.js, once
 // per run: the same server for every bench), each as a ratio to stock.
 // With --drain it also counts the drain probe (drain.js): onewrite with the
 // request drained in Node's ticks with no stream code (drain-ticks) and
@@ -61,7 +61,7 @@ const opts = parseArgs(process.argv.slice(2), {
     warmRuns: 'client runs the warm-up is split into (2: one closing of the connections before counting)',
     c: 'connections',
     repeat: 'runs of every variant, interleaved (the median is shown)',
-    floor: 'count the floor and the floor without the drain (simple only)',
+    floor: 'count the floor and the floor without the drain (servers without write())',
     drain: 'count the drain probe (drain.js): drain-ticks, drain-none, floor-ticks (benchmark/README.md)',
     ceiling: 'count the raw net ceiling',
     keep: 'keep the callgrind dumps under <out>/callgrind-<time>/ (for callgrind_annotate)',
@@ -152,7 +152,7 @@ function table(names, results, ceiling) {
       const xs = rows[v];
       if (!xs) {
         if (variants.floorOnly(v) && !floorNoted) {
-          lines.push(`${head}          -   (and the other floors: the floor reproduces simple's response only)`);
+          lines.push(`${head}          -   (and the other floors: the floor answers only where write() is not called)`);
           floorNoted = true;
         }
         continue;

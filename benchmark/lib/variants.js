@@ -5,8 +5,8 @@
 //   onewrite       the same, with -r onewrite/register
 //   floor          the same, with -r benchmark/floor.js: the cheapest
 //                  response a package could send (NOT identical to stock:
-//                  see floor.js); only where it reproduces the server's
-//                  response (servers.js: `floor`)
+//                  see floor.js); only where it can answer in the
+//                  server's place (servers.js: `floor`)
 //   floor-nodrain  the floor, the request left undrained
 //                  (ONEWRITE_FLOOR_DRAIN=0)
 //   drain-ticks    onewrite, and the request drained by the drain probe
@@ -42,7 +42,7 @@ function chosen({ floor = false, drain = false, ceiling = false }) {
     ...(ceiling ? ['ceiling'] : [])];
 }
 
-// Whether `variant` is measured only where the floor reproduces the response.
+// Whether `variant` is measured only where the floor can answer (servers.js).
 function floorOnly(variant) {
   return VARIANTS[variant].floorOnly === true;
 }
