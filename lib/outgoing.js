@@ -35,6 +35,7 @@ const { binding } = require('./native');
 const { LINE, onFinish } = internals;
 const nop = internals.nodeNop || (() => {});
 const crlf = Buffer.from('\r\n');
+const { MAX_STRING_LENGTH } = require('node:buffer').constants;
 
 // Bodies above this size are not copied next to their head: they go out as
 // a corked pair of writes (one writev), as Node sends them.
@@ -89,6 +90,15 @@ function asciiHead(h) {
 // Why the last helper below answered undefined, read by its caller at once.
 let refusal = '';
 
+// Text joined here (the head, a chunk's framing, several chunks) must fit in
+// one V8 string: where Node sends the parts apart, a join past V8's limit
+// would throw a RangeError Node never throws.  `n` is the joined length.
+function tooLongToJoin(n) {
+  if (n <= MAX_STRING_LENGTH) return false;
+  refusal = 'text too long to join';
+  return true;
+}
+
 // The head (or '') and a string or bytes, unframed: what Node's
 // _send(chunk) sends, merged or not.  Returns the socket.write() result,
 // or undefined (nothing written, `refusal` set) where one write cannot
@@ -101,6 +111,8 @@ function writePlain(socket, h, chunk, encoding, len, oneByte, callback, lift) {
     if (h === '') {
       data = chunk;
       as = encoding;
+    } else if (tooLongToJoin(h.length + chunk.length)) {
+      return undefined;
     } else if (encoding === 'latin1' || encoding === 'binary' || (oneByte && asciiHead(h))) {
       // The head is latin1; so is this text, byte for byte.
       data = joinText(h, chunk);
@@ -133,6 +145,7 @@ function writePlain(socket, h, chunk, encoding, len, oneByte, callback, lift) {
 function writeFramed(socket, h, chunk, encoding, len, oneByte, after, callback, lift) {
   const size = len.toString(16) + '\r\n';
   if (typeof chunk === 'string') {
+    if (tooLongToJoin(h.length + size.length + chunk.length + 2 + after.length)) return undefined;
     if (oneByte || (asciiHead(h) && !NOT_ASCII.test(after))) {
       if (lift) liftEndCork(socket);
       return socket.write(h + size + chunk + '\r\n' + after, oneByte ? 'latin1' : 'utf8', callback);
@@ -573,6 +586,7 @@ function flushChunks(msg) {
     }
   } else {
     // Several: one string of them all, when they are one-byte text.
+    if (tooLongToJoin(len)) return 0;
     data = '';
     for (let i = 0; i < buf.length; i += 3) {
       const chunk = buf[i];

@@ -286,6 +286,16 @@ t.test('abort: a 512 MiB head rendered by Node, then end() with an 8 KiB Buffer'
     'head and body sent, as stock Node sends them');
 });
 
+t.test('abort: chunked end() with text just under V8\'s maximum string length', async (t) => {
+  sameChildren(t, await childPair(CHILD, ['big/chunked-end'], { sequential: true }),
+    'no RangeError: the text sent, as stock Node sends it');
+});
+
+t.test('abort: two chunked write()s in one tick, over V8\'s maximum string length together', async (t) => {
+  sameChildren(t, await childPair(CHILD, ['big/chunked-writes'], { sequential: true }),
+    'no RangeError from the tick: both sent, as stock Node sends them');
+});
+
 // (ArrayBuffer.prototype.transfer exists from Node 21 on.)
 const DETACH = typeof ArrayBuffer.prototype.transfer === 'function' ? ['keep', 'collected', 'transfer']
   : ['keep', 'collected'];

@@ -6,6 +6,8 @@
 //   wrapper/<where>/<action>/<op>   user code inside the head of end(data)
 //                                   or write(data) changes the response
 //   big/head, big/join              strings at V8's maximum length
+//   big/chunked-end, big/chunked-writes   chunked text Node never joins,
+//                                   together past that length
 //   shared/<how>                    the addon's shared memory, detached
 
 const path = require('node:path');
@@ -144,6 +146,35 @@ const bigJoin = {
   },
 };
 
+// Chunked text Node sends in _send()s of their own, and so never joins:
+// end() with text just under V8's limit (the head and the framing would
+// take it over), and two write()s in one tick whose text is over it
+// together (Node 24+ buffers them to the tick's uncork(), which sends each
+// one).  Stock Node sends all of it.
+const bigChunked = (answer) => ({
+  request: CLOSE,
+  wait: 60000,
+  timeout: 60000,
+  client: digestClient(CLOSE),
+  handler(req, res, { log }) {
+    watch(res, log);
+    res.sendDate = false; // the Date line is not where the digest normalises it
+    attempt(log, 'answer', () => answer(res, log));
+    log.push(['after', res.headersSent, res.writableEnded]);
+  },
+});
+const bigChunkedEnd = bigChunked((res) => {
+  res.writeHead(200, { 'Content-Type': 'text/plain' });
+  res.end('x'.repeat(MAX_STRING_LENGTH - 100));
+});
+const bigChunkedWrites = bigChunked((res, log) => {
+  res.writeHead(200, { 'Content-Type': 'text/plain' });
+  const half = Math.ceil(MAX_STRING_LENGTH / 2) + 16;
+  res.write('a'.repeat(half), callback(log, 'write a'));
+  res.write('b'.repeat(half), callback(log, 'write b'));
+  setImmediate(() => res.end());
+});
+
 // ---- the shared memory, detached ------------------------------------------
 
 // Heads whose text (reason phrase, names, values) has the same length but
@@ -221,7 +252,9 @@ function sharedCase(how) {
 function spec(name) {
   const [kind, ...rest] = name.split('/');
   if (kind === 'wrapper') return wrapperCase(...rest);
-  if (kind === 'big') return rest[0] === 'head' ? bigHead : rest[0] === 'join' ? bigJoin : null;
+  if (kind === 'big') {
+    return { head: bigHead, join: bigJoin, 'chunked-end': bigChunkedEnd, 'chunked-writes': bigChunkedWrites }[rest[0]] ?? null;
+  }
   if (kind === 'shared') return sharedCase(rest[0]);
   return null;
 }
