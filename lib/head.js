@@ -10,8 +10,9 @@
 // The walk (lib/walk.js) runs no user code.  The one place a build can
 // run some is the read of the response's own fields (headState(): a getter
 // defined on the response); while those are read, a build started from
-// inside one (another response's head) is handed to Node, so the module
-// state here is never used by two builds at once.
+// inside one (another response's head, or buildHead()) is handed to Node,
+// so the module state here and the walk's are never used by two builds at
+// once.
 
 const native = require('./native');
 const internals = require('./internals');
@@ -249,9 +250,8 @@ function render(length, key, st, status, lineMode, cl, timeout, max, method) {
 // (from onewrite's writeHead); `dropBody` and `noKeepAlive` are writeHead's
 // last two steps (204/304/1xx, an unanswered Expect), applied only once the
 // head is rendered.
-let building = false; // between the walk and the render: the parts are live
 function store(res, first, headers, code, dropBody, noKeepAlive, method) {
-  if (building) {
+  if (walker.isHeld()) {
     fallback('head built inside another', method);
     return -1;
   }
@@ -276,7 +276,8 @@ function store(res, first, headers, code, dropBody, noKeepAlive, method) {
   // The response's own fields, read after its headers as _storeHeader
   // reads them.  A getter among them is user code, and the walk's parts
   // are live: a head built from inside it (another response's) goes to
-  // Node's code, and leaves this one's parts alone.
+  // Node's code (walker.hold(): no walk runs until release()), and leaves
+  // this one's parts alone.
   // The status and the line mode, as one key: the code itself when the
   // line is made here, else only what _storeHeader reads of it (204/304),
   // where it reads it: chunkedEncoding on before the headers, or turned on
@@ -284,7 +285,7 @@ function store(res, first, headers, code, dropBody, noKeepAlive, method) {
   let st;
   let status = code !== 0 ? 1000 + code : 0;
   let lineMode = code === 0 ? 0 : 1;
-  building = true;
+  walker.hold();
   try {
     st = internals.headState(res);
     if (st & S.CHUNKED || chunked) {
@@ -307,7 +308,7 @@ function store(res, first, headers, code, dropBody, noKeepAlive, method) {
       }
     }
   } finally {
-    building = false;
+    walker.release();
   }
   if (kind === walker.CHECK) st |= S.VALIDATE;
   if (dropBody) st &= ~S.HAS_BODY;

@@ -12,8 +12,9 @@
 // any of that is met, the walk stops and says why, having run nothing and
 // changed nothing: the caller hands the whole call to Node, which reads
 // every value exactly once, in its order, as it always does.  Since no user
-// code runs during a walk, no other response's walk can start inside one,
-// and the state below is never live across user code.
+// code runs during a walk, no other walk can start inside one; and while
+// lib/head.js keeps a walk's parts across user code (hold()), every other
+// walk is refused, so the state below is never overwritten under its user.
 
 const { isProxy } = require('node:util/types');
 const internals = require('./internals');
@@ -69,6 +70,21 @@ const state = {
   lengthKnown: false, // may _contentLength be truthy at this point? (see addValue)
   chunked: false, //  a Transfer-Encoding value naming chunked (see addValue)
 };
+
+// Whether the parts of the last walk are in use across code of the user's
+// (lib/head.js: a getter read while the head is built): a walk then, for
+// another head (a response's, or buildHead()'s), would overwrite them, so it
+// is refused.
+let held = false;
+function hold() {
+  held = true;
+}
+function release() {
+  held = false;
+}
+function isHeld() {
+  return held;
+}
 
 // Records why the walk stops; answers REFUSED (falsy).
 function refuse(reason) {
@@ -225,6 +241,7 @@ function walkArray(res, headers) {
 // state.n of state.parts filled, or REFUSED with state.reason.  `res` is
 // the response (null for buildHead), `contentLength` its _contentLength.
 function walk(res, first, headers, contentLength) {
+  if (held) return refuse('head built inside another');
   state.parts[0] = first;
   state.n = 1;
   state.length = first.length;
@@ -252,4 +269,6 @@ function takeParts() {
   return state.parts.slice(0, state.n);
 }
 
-module.exports = { walk, takeParts, protoOf, state, TRUSTED, CHECK, REFUSED, MAX_PAIRS };
+module.exports = {
+  walk, takeParts, hold, release, isHeld, protoOf, state, TRUSTED, CHECK, REFUSED, MAX_PAIRS,
+};

@@ -229,6 +229,33 @@ for (const field of ['sendDate', 'shouldKeepAlive']) {
   });
 }
 
+// buildHead() is onewrite's too, with a walk of its own: called from a
+// getter read while a response's head is built, it must leave that head's
+// parts alone (the same number of parts, the same length: only the outer
+// head's own text renders it right).
+for (const field of ['sendDate', 'shouldKeepAlive']) {
+  t.test(`leak: a getter of the response's ${field} calls buildHead()`, async (t) => {
+    const { buildHead } = require('..');
+    check(t, await runPair({
+      request: CLOSE,
+      handler(req, res, { log }) {
+        watch(res, log);
+        const counter = { n: 0 };
+        withAccessor(res, field, counter, {
+          effect: () => log.push(['nested', buildHead(200, 'OK', { 'X-Nestd': 'bbbb' },
+            { date: false }).toString('latin1')]),
+        });
+        attempt(log, 'answer', () => {
+          res.writeHead(200, { 'X-Outer': 'aaaa' });
+          res.end('hello');
+        });
+        log.push(['getter', counter.n]);
+      },
+    }), 'the response keeps its own headers; buildHead() answers its own', logs('X-Nestd: bbbb'),
+    'the getter built the other head');
+  });
+}
+
 // ---- the server's pending-data count ----------------------------------------
 
 // A head Node does not merge into the data is queued and flushed at once:
