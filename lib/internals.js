@@ -233,13 +233,15 @@ for (const [name, [needs, code]] of Object.entries(ERROR_MAKERS)) {
   };
 }
 
-// Node's nop, which uncork() (24 26) tells from a real write callback.
+// Node's nop, which uncork() (24 26) tells from a real write callback
+// (`buf[n] !== nop`) and write_() gives a write without one: the same
+// function is what the OutgoingMessage constructor sets as _onPendingData
+// (checked on 24.22.3 and 26.12.1), read there so that no method runs - a
+// write() wrapped before onewrite was loaded would count one call more.
 let nodeNop;
 if (LINE >= 24) {
-  const m = scratch({ _header: 'x', _headerSent: true, chunkedEncoding: true });
-  m[kCorked] = 1;
-  m.write('x');
-  nodeNop = m[kChunkedBuffer][2];
+  const p = new OutgoingMessage()._onPendingData;
+  if (typeof p === 'function' && functionToString.call(p) === '() => {}') nodeNop = p;
 }
 
 // ---- lib/_http_outgoing.js helpers, as Node has them ------------------------

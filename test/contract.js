@@ -936,6 +936,12 @@ t.test('instrumentation', async (t) => {
     sameChildren(t, await run(t, 'writeHead-before-require'),
       'the wrapper runs once per response, with the same arguments, as in Node');
   });
+  t.test('shimmer-style wrappers of OutgoingMessage.prototype.write and end, put before onewrite is loaded', async (t) => {
+    const pair = await run(t, 'write-end-before-require');
+    sameChildren(t, pair, 'each wrapper runs once per call of the app, as in Node');
+    t.equal(pair.fast.result?.callsAtLoad, 0, 'loading onewrite called neither wrapper');
+    t.equal(pair.fast.result?.available, true, 'and onewrite is available');
+  });
   t.test('a shimmer-style wrapper of ServerResponse.prototype.writeHead, put before install()', async (t) => {
     sameChildren(t, await run(t, 'writeHead-before-install'),
       'the wrapper runs once per response, with the same arguments, as in Node');

@@ -120,6 +120,18 @@ const SCENARIOS = {
     if (fast) onewrite.install();
     return { bytes: await exchangeAll(http), calls };
   },
+  // An agent's wrappers of write() and end(), put before onewrite is
+  // loaded: loading it calls neither (each runs only when the app calls
+  // it), and onewrite stays available, with those two left to the agent.
+  async 'write-end-before-require'() {
+    const http = require('node:http');
+    wrap(http.OutgoingMessage.prototype, 'write', counting('write'));
+    wrap(http.OutgoingMessage.prototype, 'end', counting('end'));
+    const onewrite = require(ROOT);
+    const callsAtLoad = calls.length;
+    if (fast) onewrite.install();
+    return { callsAtLoad, available: onewrite.status().available, bytes: await exchangeAll(http), calls };
+  },
   // Loaded first, wrapped, then installed.
   async 'writeHead-before-install'() {
     const http = require('node:http');
