@@ -23,15 +23,18 @@ const path = require('node:path');
 
 const HERE = path.join(__dirname, '..');
 const FLOOR = path.join(HERE, 'floor.js');
+const STRICT = { ONEWRITE_STRICT: '1' };
 const DRAIN = path.join(HERE, 'drain.js');
 
 const VARIANTS = {
   stock: {},
-  onewrite: { preload: ['onewrite/register'] },
+  // ONEWRITE_STRICT=1: a onewrite that would stay off (a stale binary, an
+  // untested Node) stops the server, so that stock is never counted as it.
+  onewrite: { preload: ['onewrite/register'], env: STRICT },
   floor: { preload: [FLOOR], floorOnly: true },
   'floor-nodrain': { preload: [FLOOR], env: { ONEWRITE_FLOOR_DRAIN: '0' }, floorOnly: true },
-  'drain-ticks': { preload: ['onewrite/register', DRAIN], env: { ONEWRITE_DRAIN_PROBE: 'ticks' } },
-  'drain-none': { preload: ['onewrite/register', DRAIN], env: { ONEWRITE_DRAIN_PROBE: 'none' } },
+  'drain-ticks': { preload: ['onewrite/register', DRAIN], env: { ...STRICT, ONEWRITE_DRAIN_PROBE: 'ticks' } },
+  'drain-none': { preload: ['onewrite/register', DRAIN], env: { ...STRICT, ONEWRITE_DRAIN_PROBE: 'none' } },
   'floor-ticks': { preload: [FLOOR, DRAIN], env: { ONEWRITE_DRAIN_PROBE: 'ticks' }, floorOnly: true },
   ceiling: { script: path.join(HERE, 'ceiling.js'), args: [], path: '/' },
 };
