@@ -125,13 +125,13 @@ function writePlain(socket, h, chunk, encoding, len, oneByte, callback, lift) {
       refusal = 'latin1 head before utf-8 text';
       return undefined;
     }
-    if (lift) liftEndCork(socket);
+    if (lift) liftEndCork(socket, data);
     return socket.write(data, as, callback);
   }
   if (h === '' || len <= COPY_LIMIT) {
     data = h === '' ? chunk : join(h, chunk, 0);
     if (data === undefined) return undefined;
-    if (lift) liftEndCork(socket);
+    if (lift) liftEndCork(socket, data);
     return socket.write(data, h === '' ? null : 'latin1', callback);
   }
   // A large body is not copied: the head, then the body (a corked socket
@@ -147,8 +147,9 @@ function writeFramed(socket, h, chunk, encoding, len, oneByte, after, callback, 
   if (typeof chunk === 'string') {
     if (tooLongToJoin(h.length + size.length + chunk.length + 2 + after.length)) return undefined;
     if (oneByte || (asciiHead(h) && !NOT_ASCII.test(after))) {
-      if (lift) liftEndCork(socket);
-      return socket.write(h + size + chunk + '\r\n' + after, oneByte ? 'latin1' : 'utf8', callback);
+      const data = h + size + chunk + '\r\n' + after;
+      if (lift) liftEndCork(socket, data);
+      return socket.write(data, oneByte ? 'latin1' : 'utf8', callback);
     }
     // A latin1 head or trailer and multibyte text: in their own encodings.
     socket.write(h + size, 'latin1');
@@ -165,7 +166,7 @@ function writeFramed(socket, h, chunk, encoding, len, oneByte, after, callback, 
       data = framed === undefined ? undefined : h + framed + after;
     }
     if (data === undefined) return undefined;
-    if (lift) liftEndCork(socket);
+    if (lift) liftEndCork(socket, data);
     return socket.write(data, 'latin1', callback);
   }
   socket.write(h + size, 'latin1');
@@ -254,8 +255,9 @@ function sendLast(msg, chunk, encoding, len, oneByte, callback) {
     // head alone.
     if (internals.rejectsBody(msg)) return 'body not allowed';
     process.nextTick(nop);
-    liftEndCork(socket);
-    socket.write(takeHead(msg), 'latin1', callback);
+    const h = takeHead(msg);
+    liftEndCork(socket, h);
+    socket.write(h, 'latin1', callback);
     return null;
   }
   const h = internals.headPending(msg) ? internals.head(msg) : '';
@@ -293,11 +295,14 @@ function headApart(msg, h, chunk, encoding) {
 // socket.write() may go at once rather than through the socket's buffer:
 // nothing can tell (end() uncorks the socket fully before it returns, and
 // no code runs in between), as long as socket.uncork() is Writable's own
-// (one the user wrapped is called as often as Node calls it).  Bytes
-// written in several writes stay corked: they leave together, in one
-// writev.
-function liftEndCork(socket) {
-  if (socket.writableCorked !== 1 || socket.writableLength !== 0) return;
+// (one the user wrapped is called as often as Node calls it), and `data`
+// is shorter than the socket's high-water mark: a corked write of that
+// much sets the socket's needDrain (its 'drain' follows), which a write
+// that completes at once never does.  Bytes written in several writes
+// stay corked: they leave together, in one writev.
+function liftEndCork(socket, data) {
+  if (socket.writableCorked !== 1 || socket.writableLength !== 0 ||
+      data.length >= socket.writableHighWaterMark) return;
   const uncork = socket.uncork;
   if (internals.isWritablesUncork(uncork)) uncork.call(socket);
 }

@@ -256,6 +256,42 @@ for (const field of ['sendDate', 'shouldKeepAlive']) {
   });
 }
 
+// ---- the socket's needDrain and 'drain' --------------------------------------
+
+// A response as long as the socket's high-water mark or longer: Node's
+// end() writes it into the corked socket, which sets needDrain (the socket
+// then emits 'drain', and the server's socketOnDrain runs); the one write
+// must leave the socket in that state too, whatever the body.
+const LONG = {
+  'a long string body': (res, n) => res.end('x'.repeat(n)),
+  'a long Buffer body': (res, n) => res.end(Buffer.alloc(n, 'x')),
+  'a long head, a short body': (res, n) => {
+    res.setHeader('X-Long', 'v'.repeat(n));
+    res.end('short');
+  },
+  'a long chunked string body': (res, n) => {
+    res.setHeader('Transfer-Encoding', 'chunked');
+    res.end('x'.repeat(n));
+  },
+};
+for (const [name, answer] of Object.entries(LONG)) {
+  for (const above of [false, true]) {
+    t.test(`drain: ${name}, ${above ? 'over' : 'under'} the socket's high-water mark`, async (t) => {
+      check(t, await runPair({
+        request: CLOSE,
+        handler(req, res, { log }) {
+          const socket = res.socket;
+          socket.on('drain', () => log.push(['socket drain', socket.writableLength]));
+          const mark = socket.writableHighWaterMark;
+          answer(res, above ? mark + 1024 : mark - 2048);
+          log.push(['after end', socket.writableNeedDrain, socket.writableLength]);
+        },
+      }), 'needDrain and the socket\'s drain as in Node',
+      (stock) => logs('socket drain')(stock) === above, `with stock Node, the socket drained ${above ? '' : 'not '}`);
+    });
+  }
+}
+
 // ---- the server's pending-data count ----------------------------------------
 
 // A head Node does not merge into the data is queued and flushed at once:
