@@ -137,10 +137,12 @@ function makeMethods(gate, global = null) {
     const code = statusCode | 0;
     if (code < 100 || code > 999) return originals.writeHead.apply(this, arguments);
     if (typeof reason !== 'string') obj ??= reason;
-    const out = internals.outHeaders(this);
     // Headers given as an array join setHeader()'s differently on 20 and
-    // on 22+: Node's writeHead does that merge.
-    if (out && Array.isArray(obj)) {
+    // on 22+: Node's writeHead does that merge.  Whether there is one to
+    // do is known only after the status is assigned (a setter may call
+    // setHeader()), so with an array the call goes to Node unless the
+    // assignments below can run no code.
+    if (Array.isArray(obj) && (internals.outHeaders(this) || !plainStatus(this))) {
       fallback('writeHead array merged', 'writeHead');
       return originals.writeHead.apply(this, arguments);
     }
@@ -150,6 +152,8 @@ function makeMethods(gate, global = null) {
       this.statusMessage ||= STATUS_CODES[code] || 'unknown';
     }
     this.statusCode = code;
+    // The headers set so far, read after the status as Node reads them.
+    const out = internals.outHeaders(this);
     let headers = obj;
     if (out) {
       if (obj) {
@@ -302,6 +306,18 @@ function makeMethods(gate, global = null) {
     });
   }
   return ours;
+}
+
+// Whether statusCode and statusMessage are the response's own writable
+// data properties (as its constructor makes them): assigning them then
+// runs no code.
+const { getOwnPropertyDescriptor } = Object;
+function plainField(res, name) {
+  const d = getOwnPropertyDescriptor(res, name);
+  return d !== undefined && d.writable === true;
+}
+function plainStatus(res) {
+  return plainField(res, 'statusCode') && plainField(res, 'statusMessage');
 }
 
 // Node's write() for a call onewrite does not take, counted: once, as

@@ -528,6 +528,35 @@ for (const [label, first] of [['a standard phrase first', 'OK'], ['a phrase of i
   });
 }
 
+// A statusCode or statusMessage setter that calls setHeader(): Node's
+// writeHead assigns the status first, then reads the headers set so far
+// and merges the given ones into them (an object through setHeader(), an
+// array its own way): the setter's header is in the head.
+for (const field of ['statusCode', 'statusMessage']) {
+  for (const [label, headers] of [['an object', { 'X-Given': '1' }], ['an array', ['X-Given', '1']], ['none', undefined]]) {
+    t.test(`user code in writeHead: a ${field} setter calls setHeader(), headers as ${label}`, async (t) => {
+      check(t, await runPair({
+        request: CLOSE,
+        handler(req, res, { log }) {
+          let kept = res[field];
+          Object.defineProperty(res, field, {
+            configurable: true,
+            get: () => kept,
+            set(v) {
+              log.push(['set', field]);
+              kept = v;
+              res.setHeader('X-From-Setter', '1');
+            },
+          });
+          attempt(log, 'writeHead', () => res.writeHead(200, headers));
+          res.end('x');
+          log.push(['header', res.getHeader('X-From-Setter') ?? null]);
+        },
+      }), 'the setter\'s header is sent as with Node', logs('"set"'), 'the setter ran');
+    });
+  }
+}
+
 // statusCode as an accessor, the head stored through _storeHeader (Node's
 // writeHead takes an array after setHeader()): _storeHeader reads it only
 // when chunkedEncoding is already true, which it is not before the head.
