@@ -389,6 +389,23 @@ function isWritablesUncork(uncork) {
   return uncork === writableUncork;
 }
 
+// Whether the socket's cork() and uncork() are stream.Writable's own: Node's
+// end() and write() call them, and a wrapper there (an agent's, a spy) is
+// user code running between Node's steps, after which the fast paths would
+// have to decide again; with one, the call is Node's from the start.
+const writableCork = Stream.Writable.prototype.cork;
+function socketCorksAreWritables(socket) {
+  return socket.cork === writableCork && socket.uncork === writableUncork;
+}
+
+// OutgoingMessage.prototype.cork as Node has it (24 26: write_() corks the
+// response through it; checked on 24.22.3 and 26.12.1), or null.
+const nodeCork = typeof OM.cork === 'function' &&
+  functionToString.call(OM.cork).includes('this[kCorked]++') ? OM.cork : null;
+function corkIsNodes(res) {
+  return nodeCork !== null && res.cork === nodeCork;
+}
+
 // end()'s last step on the response's own cork count: 20 sets it to 0; 22,
 // 24 and 26 set it to 1 and call this.uncork() (read once), which flushes
 // buffered chunks.  `plain(uncork)`: whether that uncork() is Node's own,
@@ -722,6 +739,8 @@ module.exports = {
   uncorkFully,
   uncorkMessage,
   isWritablesUncork,
+  socketCorksAreWritables,
+  corkIsNodes,
   scratchResponse,
   queuedBytes,
   keepAliveLine,

@@ -536,6 +536,7 @@ function writeDirect(msg, chunk, encoding, len, oneByte, callback) {
   if (!socket.writableCorked) {
     if (LINE < 24) internals.corkSocketForTick(socket);
     else if (chunked) return 'merged in the tick';
+    else if (!internals.corkIsNodes(msg)) return 'cork replaced';
     else internals.corkForWrite(msg);
   }
   const h = internals.headPending(msg) ? internals.head(msg) : '';

@@ -87,7 +87,10 @@ function dataRefusal(res, chunk, encoding) {
   if (res.finished) return 'finished';
   if (res.destroyed) return 'destroyed';
   if (res.strictContentLength) return 'strictContentLength';
-  if (res.socket == null) return 'no socket';
+  const socket = res.socket;
+  if (socket == null) return 'no socket';
+  // Node's steps call them, and the fast paths go on after them.
+  if (!internals.socketCorksAreWritables(socket)) return 'socket.cork or uncork replaced';
   return bodyRefusal(chunk, encoding);
 }
 

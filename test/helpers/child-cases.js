@@ -52,8 +52,10 @@ const ACTIONS = {
 
 // Where the wrapper sits: `writeHead` and `_implicitHeader` are wrapped
 // on the instance and reached from end()/write()'s implicit head; `prior`
-// wraps writeHead and the handler calls it itself before end()/write().
-const WHERE = ['writeHead', '_implicitHeader', 'prior'];
+// wraps writeHead and the handler calls it itself before end()/write();
+// `socket.cork` and `socket.uncork` are wrapped on the response's socket,
+// which Node's end() and write() cork and uncork around their sends.
+const WHERE = ['writeHead', '_implicitHeader', 'prior', 'socket.cork', 'socket.uncork'];
 
 // The body call: end(data) with a Content-Length, end(data) chunked (a
 // Transfer-Encoding header set first, so trailers count), or a chunked
@@ -68,12 +70,14 @@ function wrapperCase(where, action, op) {
     wait: 400,
     handler(req, res, { log }) {
       watch(res, log);
-      const name = where === '_implicitHeader' ? '_implicitHeader' : 'writeHead';
-      const original = res[name];
-      res[name] = function wrapped(...args) {
+      const onSocket = where.startsWith('socket.');
+      const target = onSocket ? res.socket : res;
+      const name = onSocket ? where.slice(7) : where === '_implicitHeader' ? '_implicitHeader' : 'writeHead';
+      const original = target[name];
+      target[name] = function wrapped(...args) {
         log.push(['wrapper', name, args.length]);
         const ret = original.apply(this, args);
-        act(this, log);
+        act(res, log);
         return ret;
       };
       const headers = op === 'endChunked' ? { 'Transfer-Encoding': 'chunked' } : {};
