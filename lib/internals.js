@@ -321,9 +321,12 @@ function messageCorkNT(msg) { //                                               2
   if (msg[kCorked]) msg.uncork();
 }
 
-function corkForWrite(msg) {
+// `cork` (24 26): msg.cork, when the caller has read it already (it is
+// read once, as write_() reads it).
+function corkForWrite(msg, cork = LINE >= 24 ? msg.cork : undefined) {
   if (LINE >= 24) {
-    msg.cork();
+    if (typeof cork === 'function') cork.call(msg);
+    else callCork.call({ cork }); // Node's TypeError, with no second read
     process.nextTick(messageCorkNT, msg);
   } else {
     msg.socket.cork();
@@ -402,8 +405,8 @@ function socketCorksAreWritables(socket) {
 // response through it; checked on 24.22.3 and 26.12.1), or null.
 const nodeCork = typeof OM.cork === 'function' &&
   functionToString.call(OM.cork).includes('this[kCorked]++') ? OM.cork : null;
-function corkIsNodes(res) {
-  return nodeCork !== null && res.cork === nodeCork;
+function isNodesCork(cork) {
+  return nodeCork !== null && cork === nodeCork;
 }
 
 // end()'s last step on the response's own cork count: 20 sets it to 0; 22,
@@ -437,6 +440,12 @@ function uncorkMessage(msg, plain) {
 // a function").  Called on a plain holder of the value already read.
 function callUncork() {
   this.uncork();
+}
+
+// `msg.cork()`, as write_() spells it (24 26), the same way.
+function callCork() {
+  const msg = this;
+  msg.cork();
 }
 
 // ---- a ServerResponse without a socket, for buildHead ---------------------
@@ -740,7 +749,7 @@ module.exports = {
   uncorkMessage,
   isWritablesUncork,
   socketCorksAreWritables,
-  corkIsNodes,
+  isNodesCork,
   scratchResponse,
   queuedBytes,
   keepAliveLine,

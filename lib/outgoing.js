@@ -309,7 +309,8 @@ function liftEndCork(socket, data) {
 
 // What write_() does after the head is rendered (20 22 24 26): the data,
 // as one chunk or as is, through this._send().
-function writeRest(msg, chunk, encoding, callback, fromEnd, len) {
+// `corked`: write_()'s cork for the tick is taken already (writeDirect).
+function writeRest(msg, chunk, encoding, callback, fromEnd, len, corked = false) {
   if (!internals.hasBody(msg)) {
     if (internals.rejectsBody(msg)) throw internals.errors.bodyNotAllowed();
     process.nextTick(callback);
@@ -317,7 +318,7 @@ function writeRest(msg, chunk, encoding, callback, fromEnd, len) {
   }
   // (24 26: a chunked string in an unknown encoding throws here; the fast
   // paths take only utf8, latin1 and ascii, which Node knows.)
-  if (!fromEnd && msg.socket && !msg.socket.writableCorked) internals.corkForWrite(msg);
+  if (!fromEnd && !corked && msg.socket && !msg.socket.writableCorked) internals.corkForWrite(msg);
   let ret;
   if (internals.isChunked(msg) && chunk.length !== 0) {
     if (LINE === 22 && internals.corked(msg) && internals.headSent(msg)) {
@@ -509,7 +510,7 @@ function writeData(msg, chunk, encoding, callback, len, oneByte) {
     return lastRet;
   }
   const before = internals.chunkedBuffer(msg).length;
-  const ret = writeRest(msg, chunk, encoding, callback, false, len);
+  const ret = writeRest(msg, chunk, encoding, callback, false, len, corkTaken);
   how = internals.chunkedBuffer(msg).length !== before ? BUFFERED : SENT;
   refusal = why;
   return ret;
@@ -521,7 +522,9 @@ function writeData(msg, chunk, encoding, callback, len, oneByte) {
 // for the tick included.  Returns null when written (lastRet: the
 // socket's answer), else why not.
 let lastRet = true;
+let corkTaken = false; // write_()'s cork was taken here (read by writeData() at once)
 function writeDirect(msg, chunk, encoding, len, oneByte, callback) {
+  corkTaken = false;
   if (!internals.hasBody(msg)) return 'no body (HEAD, 204, 304)';
   const why = socketRefusal(msg) ?? changedInHead(msg) ??
     (!sameLength(chunk, len) ? 'body changed in the head' : null);
@@ -533,11 +536,22 @@ function writeDirect(msg, chunk, encoding, len, oneByte, callback) {
   // with the tick's other writes (and flushed by uncork()): not a hand-over.
   // (Taken as write_() takes it, it leaves Node's own steps below the same
   // if the bytes cannot go in one write after all.)
+  // The socket's cork() may have been wrapped by code run in the head: it is
+  // asked again.  res.cork (24 26) is read once, as write_() reads it, and
+  // called as it calls it; when it is not Node's, what it did is not
+  // followed here: write_()'s steps after the cork are Node's.
   if (!socket.writableCorked) {
-    if (LINE < 24) internals.corkSocketForTick(socket);
-    else if (chunked) return 'merged in the tick';
-    else if (!internals.corkIsNodes(msg)) return 'cork replaced';
-    else internals.corkForWrite(msg);
+    if (!internals.socketCorksAreWritables(socket)) return 'socket.cork or uncork replaced';
+    if (LINE < 24) {
+      internals.corkSocketForTick(socket);
+    } else if (chunked) {
+      return 'merged in the tick';
+    } else {
+      const cork = msg.cork;
+      internals.corkForWrite(msg, cork);
+      corkTaken = true;
+      if (!internals.isNodesCork(cork)) return 'cork replaced';
+    }
   }
   const h = internals.headPending(msg) ? internals.head(msg) : '';
   const ret = chunked ? writeFramed(socket, h, chunk, encoding, len, oneByte, '', callback)

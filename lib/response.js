@@ -170,7 +170,6 @@ function makeMethods(gate, global = null) {
     }
     // From here on, what Node's writeHead does after the merge.
     const dropBody = code === 204 || code === 304 || (code >= 100 && code <= 199);
-    const noKeepAlive = internals.expectPending(this);
     // statusMessage, read as often as Node reads it here, so that an
     // accessor's values are used as Node uses them: for the check, then
     // for the status line (20 22 24); on 26 first to compare it with the
@@ -188,6 +187,9 @@ function makeMethods(gate, global = null) {
       checked = this.statusMessage;
       message = this.statusMessage;
     }
+    // An unanswered Expect: read after statusMessage, as Node reads it (a
+    // getter there may answer it with writeContinue()).
+    const noKeepAlive = internals.expectPending(this);
     // Node's _storeHeader, neither replaced nor wrapped, is the one to render.
     const storeOurs = this._storeHeader === ours._storeHeader &&
       OutgoingPrototype._storeHeader === originals.storeHeader &&

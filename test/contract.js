@@ -287,7 +287,57 @@ for (const [name, answer] of Object.entries(LONG)) {
           log.push(['after end', socket.writableNeedDrain, socket.writableLength]);
         },
       }), 'needDrain and the socket\'s drain as in Node',
-      (stock) => logs('socket drain')(stock) === above, `with stock Node, the socket drained ${above ? '' : 'not '}`);
+      (stock) => logs('socket drain')(stock) === above, `the socket drained${above ? '' : ' not'}`);
+    });
+  }
+}
+
+// The same at the mark itself: a response of exactly the socket's mark
+// sets needDrain in Node's corked write, one a byte (or code unit) shorter
+// does not.  A first response on the connection finds the length of what
+// the answer adds around its own n (head, framing), so that the second
+// one's write is exactly mark + delta long.  HEAD: the head alone.
+const EDGE = {
+  'a string body': ['GET', (res, n) => res.end('x'.repeat(n))],
+  'a Buffer body': ['GET', (res, n) => res.end(Buffer.alloc(n, 'x'))],
+  'a chunked string body': ['GET', (res, n) => {
+    res.setHeader('Transfer-Encoding', 'chunked');
+    res.end('x'.repeat(n));
+  }],
+  'the head of a HEAD response': ['HEAD', (res, n) => {
+    res.setHeader('X-Long', 'v'.repeat(n));
+    res.end('dropped');
+  }],
+};
+for (const [name, [method, answer]] of Object.entries(EDGE)) {
+  for (const delta of [-1, 0]) {
+    t.test(`drain: ${name}, ${delta === 0 ? 'exactly' : 'one short of'} the socket's high-water mark`, async (t) => {
+      check(t, await runPair({
+        request: `${method} /probe HTTP/1.1\r\nHost: x\r\n\r\n${method} /edge HTTP/1.1\r\nHost: x\r\n\r\n`,
+        wait: 300,
+        handler(req, res, ctx) {
+          const socket = req.socket;
+          const mark = socket.writableHighWaterMark;
+          if (req.url === '/probe') {
+            socket.on('drain', () => ctx.log.push(['socket drain', socket.writableLength]));
+            const n = mark - 600;
+            const before = socket.bytesWritten;
+            answer(res, n);
+            ctx.around = socket.bytesWritten - before - n;
+            return;
+          }
+          // (Pipelined: the socket is this response's once the first is done.)
+          const run = () => {
+            const before = socket.bytesWritten;
+            answer(res, mark + delta - ctx.around);
+            ctx.log.push(['edge', socket.bytesWritten - before - mark, socket.writableNeedDrain]);
+          };
+          if (res.socket) run();
+          else res.once('socket', run);
+        },
+      }), 'needDrain and the socket\'s drain as in Node',
+      (stock) => stock.log.some((e) => e[0] === 'edge' && e[1] === delta) && logs('socket drain')(stock) === (delta === 0),
+      `the write is mark ${delta === 0 ? '' : '- 1 '}long, and the socket drained${delta === 0 ? '' : ' not'}`);
     });
   }
 }
@@ -527,6 +577,38 @@ for (const [label, first] of [['a standard phrase first', 'OK'], ['a phrase of i
     }), 'read as often as in Node, each value used where Node uses it', (stock) => stock.log.some((e) => e[0] === 'reads' && e[1] > 1), 'Node read it more than once');
   });
 }
+
+// An Expect: 100-continue answered from inside writeHead: a statusMessage
+// getter calls writeContinue() on its second read.  Node reads the Expect
+// state after statusMessage, so the response keeps its connection.
+t.test('user code in writeHead: a statusMessage getter answers Expect: 100-continue', async (t) => {
+  check(t, await runPair({
+    request: 'POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 0\r\n\r\n',
+    wait: 300,
+    // Node's server answers the Expect itself unless this is listened to.
+    setup: (server) => server.on('checkContinue', (req, res) => server.emit('request', req, res)),
+    handler(req, res, { log }) {
+      let reads = 0;
+      let kept = 'OK';
+      Object.defineProperty(res, 'statusMessage', {
+        configurable: true,
+        get() {
+          if (++reads === 2) {
+            res.writeContinue();
+            log.push(['continued']);
+          }
+          return kept;
+        },
+        set(v) {
+          kept = v;
+        },
+      });
+      attempt(log, 'writeHead', () => res.writeHead(200, { 'Content-Length': '2' }));
+      log.push(['keep-alive', res.shouldKeepAlive]);
+      res.end('ok');
+    },
+  }), 'the connection kept, as with Node', logs('continued'), 'the getter answered the Expect');
+});
 
 // A statusCode or statusMessage setter that calls setHeader(): Node's
 // writeHead assigns the status first, then reads the headers set so far
@@ -1009,6 +1091,69 @@ if (major >= 24) {
         log.push(['after', res.headersSent, res.writableEnded, res.destroyed]);
       },
     }), 'the data dropped and the callbacks as in Node', logs('"wrapper","cork"'), 'the wrapper ran');
+  });
+}
+
+// A wrapper of _implicitHeader that wraps the socket's cork(): write()
+// corks the socket (20 22) or the response, whose cork() corks the socket
+// (24 26), after the head, and the wrapper's code runs there.  What Node's
+// write_() does after that cork is what follows.
+for (const action of ['destroy', 'end', 'resEnd', 'strict']) {
+  for (const framing of ['Content-Length', 'chunked']) {
+    t.test(`wrappers: socket.cork wrapped inside the head (it does ${action}), write(data), ${framing}`, async (t) => {
+      check(t, await runPair({
+        request: CLOSE,
+        wait: 300,
+        handler(req, res, { log }) {
+          watch(res, log);
+          if (framing === 'Content-Length') res.setHeader('Content-Length', 8);
+          const implicit = res._implicitHeader;
+          res._implicitHeader = function wrapped(...args) {
+            const ret = implicit.apply(this, args);
+            const socket = this.socket;
+            const cork = socket.cork;
+            socket.cork = function corkWrapped(...a) {
+              log.push(['cork wrapper', this.writableCorked]);
+              const r = cork.apply(this, a);
+              if (action === 'destroy') socket.destroy();
+              else if (action === 'end') socket.end();
+              else if (action === 'resEnd') res.end();
+              else res.strictContentLength = true;
+              return r;
+            };
+            return ret;
+          };
+          attempt(log, 'write', () => log.push(['write', res.write('data', callback(log, 'write-cb'))]));
+          setImmediate(() => {
+            attempt(log, 'end', () => res.end('data', callback(log, 'end-cb')));
+            log.push(['after', res.writableEnded, res.headersSent]);
+          });
+        },
+      }), 'the write after the cork as in Node', logs('cork wrapper'), 'the wrapper ran');
+    });
+  }
+}
+
+// res.cork as an accessor (24 26: write() reads it once, to cork the
+// response): read as often as Node reads it.
+if (major >= 24) {
+  t.test('counts: res.cork as an accessor, write(data) then end(data)', async (t) => {
+    check(t, await runPair({
+      request: CLOSE,
+      handler(req, res, { log }) {
+        const cork = require('node:http').OutgoingMessage.prototype.cork;
+        const counter = { n: 0 };
+        Object.defineProperty(res, 'cork', { configurable: true, get: () => (counter.n++, cork) });
+        res.setHeader('Content-Length', 8);
+        res.write('data');
+        log.push(['cork reads after write', counter.n]);
+        setImmediate(() => {
+          res.end('data');
+          log.push(['cork reads after end', counter.n]);
+        });
+      },
+    }), 'read once per write(), as in Node', (stock) => stock.log.some((e) => e[0] === 'cork reads after write' && e[1] > 0),
+    'Node read it');
   });
 }
 

@@ -12,7 +12,8 @@
 //   handler(req, res, ctx)  ctx: { log, side, held, ... } of this side
 //   request                 raw request bytes (default client), or
 //   client(port, ctx)       a client of its own, returning what it saw
-//   options                 server options; set(ctx): fields to assign on the server
+//   options                 server options; set(ctx): fields to assign on the server;
+//                           setup(server, ctx): anything else (listeners)
 //   wait                    ms to let a response that never closes its
 //                           connection run before the server closes it
 //   settle                  ms after the client is done, for the last events
@@ -97,6 +98,7 @@ async function runSide(side, spec) {
     : { ...spec.options };
   const server = http.createServer(options, (req, res) => spec.handler(req, res, ctx));
   if (spec.set) Object.assign(server, spec.set(ctx));
+  if (spec.setup) spec.setup(server, ctx);
   const port = await listen(server);
   const client = (spec.client || rawClient(spec.request, spec.timeout))(port, ctx);
   // A response that never ends (a detached socket) keeps its connection
