@@ -11,8 +11,10 @@
 //   ONEWRITE_FLOOR_DRAIN=0 node -r ./benchmark/floor.js benchmark/simple.js
 //
 // What it does to http.ServerResponse.prototype:
-//   writeHead(status)  stores the status and nothing else: the headers
-//                      (and a reason phrase) are ignored;
+//   writeHead(status)  stores the status; given headers are merged with
+//                      this.setHeader() into those set before, as Node's
+//                      writeHead() merges them (nothing is rendered), and
+//                      are otherwise ignored, as is a reason phrase;
 //   end(body)          writes one precomputed response straight to
 //                      socket._handle: status line, Content-Type: text/plain
 //                      (simple.js's header), Content-Length, the Date value
@@ -161,8 +163,19 @@ function emitFinish(res) {
   res.emit('finish');
 }
 
-ServerResponse.prototype.writeHead = function writeHead(statusCode) {
+// Node's writeHead() merges the headers it is given into those set before
+// with setHeader(), by calling this.setHeader() for each: calls an identical
+// package must make too (they may be wrapped), so the floor makes them
+// (realistic).  Without headers set before, nothing is merged or rendered.
+const kOutHeaders = Object.getOwnPropertySymbols(new http.OutgoingMessage())
+  .find((s) => String(s) === 'Symbol(kOutHeaders)');
+ServerResponse.prototype.writeHead = function writeHead(statusCode, reason, obj) {
   this.statusCode = statusCode;
+  if (typeof reason !== 'string') obj ??= reason;
+  if (obj && this[kOutHeaders] && !Array.isArray(obj)) {
+    const keys = Object.keys(obj);
+    for (let i = 0; i < keys.length; i++) if (keys[i]) this.setHeader(keys[i], obj[keys[i]]);
+  }
   return this;
 };
 
