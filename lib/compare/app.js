@@ -167,7 +167,6 @@ async function startApp({ script, args = [], node = process.execPath, onewrite =
   };
   running.add(app);
 
-
   // Wait for a listening port: the one passed in PORT first, then those
   // the app announced; on IPv4 loopback, then IPv6.
   const deadline = Date.now() + timeout;
