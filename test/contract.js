@@ -1091,6 +1091,49 @@ if (major >= 24) {
   });
 }
 
+// 24 and 26: a res.cork wrapper that does not cork, and writes to another
+// response (a HEAD, held: its write() returns before any cork).  The
+// other write() runs inside this one's cork step, and must leave what this
+// one decided there (its cork is taken) as it was: Node's write_() goes on
+// to send the data, with no second read of res.cork and no second cork.
+if (major >= 24) {
+  t.test('wrappers: res.cork wrapped, it writes to another response inside write(data)', async (t) => {
+    check(t, await runPair({
+      client: heldClient('HEAD /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+        'GET /b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+      handler(req, res, ctx) {
+        const { log } = ctx;
+        if (req.url === '/a') {
+          ctx.held = res;
+          res.on('finish', () => log.push('A finish'));
+          return;
+        }
+        watch(res, log);
+        let reads = 0;
+        Object.defineProperty(res, 'cork', {
+          configurable: true,
+          get() {
+            reads++;
+            return function wrapped() {
+              log.push(['wrapper', 'cork', reads, this.socket.writableCorked]);
+              log.push(['A write', ctx.held.write('A', callback(log, 'A-cb'))]);
+            };
+          },
+        });
+        res.setHeader('Content-Length', '8');
+        attempt(log, 'write', () => log.push(['write', res.write('data', callback(log, 'write-cb'))]));
+        log.push(['cork reads', reads]);
+        setImmediate(() => {
+          attempt(log, 'end', () => res.end('data', callback(log, 'end-cb')));
+          ctx.held.end();
+          log.push(['after', res.writableEnded, res.headersSent, reads]);
+        });
+      },
+    }), 'one read of res.cork, one call, the data after it as in Node',
+    logs('"wrapper","cork"'), 'the wrapper ran');
+  });
+}
+
 // A wrapper of _implicitHeader that wraps the socket's cork(): write()
 // corks the socket (20 22) or the response, whose cork() corks the socket
 // (24 26), after the head, and the wrapper's code runs there.  What Node's
