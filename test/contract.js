@@ -110,13 +110,18 @@ function endHeld(ctx) {
   ctx.log.push('A ended');
 }
 
+// Hold response A (the request of /a) for B's handler, its 'finish' logged.
+function holdA(res, ctx) {
+  ctx.held = res;
+  res.on('finish', () => ctx.log.push('A finish'));
+}
+
 // A handler for /a (held) and /b (`answer`, which gets a function that
 // ends A from the middle of B's head); A is ended last if nothing did.
 function leakHandler(answer) {
   return (req, res, ctx) => {
     if (req.url === '/a') {
-      ctx.held = res;
-      res.on('finish', () => ctx.log.push('A finish'));
+      holdA(res, ctx);
       return;
     }
     watch(res, ctx.log);
@@ -1099,13 +1104,11 @@ if (major >= 24) {
 if (major >= 24) {
   t.test('wrappers: res.cork wrapped, it writes to another response inside write(data)', async (t) => {
     check(t, await runPair({
-      client: heldClient('HEAD /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
-        'GET /b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+      client: heldClient('HEAD /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', B_REQ),
       handler(req, res, ctx) {
         const { log } = ctx;
         if (req.url === '/a') {
-          ctx.held = res;
-          res.on('finish', () => log.push('A finish'));
+          holdA(res, ctx);
           return;
         }
         watch(res, log);
