@@ -15,17 +15,21 @@
 //                      this.setHeader() into those set before, as Node's
 //                      writeHead() merges them (nothing is rendered), and
 //                      are otherwise ignored, as is a reason phrase;
+//   write(chunk)       keeps the chunk (a string or bytes), and returns true;
+//                      nothing is written, its callback is not called;
 //   end(body)          writes one precomputed response straight to
 //                      socket._handle: status line, Content-Type: text/plain
 //                      (simple.js's header), Content-Length, the Date value
 //                      (cached until the second changes, as Node does),
 //                      Connection: keep-alive, Keep-Alive: timeout=5, the
-//                      body; then emits 'finish' on the next tick, so that
+//                      body (the chunks kept by write(), then end()'s own);
+//                      then emits 'finish' on the next tick, so that
 //                      Node's server runs its own finish path and reuses
 //                      the connection.
-// For simple.js (chunks=1, chunkedEnc=0) the bytes are those stock Node
-// sends.  For another server that answers with writeHead() and end(body)
-// (a framework, realistic) it sends that server's status and body behind
+// For simple.js (chunkedEnc=0) the bytes are those stock Node sends.  For
+// another server that answers with writeHead(), write() and end()
+// (a framework, realistic, write-end) it sends that server's status and
+// body behind
 // this head, its headers dropped: what is left above it is the server's own
 // work, setHeader() included, and Node's around the response.  Nothing else
 // is the same: setHeader() values, other status codes' reason
@@ -179,9 +183,25 @@ ServerResponse.prototype.writeHead = function writeHead(statusCode, reason, obj)
   return this;
 };
 
+// The chunks write() kept, by response: a response that writes once keeps
+// its chunk as it is (a body the same object every time is rendered once).
+const kept = new WeakMap();
+function bytesOf(chunk) {
+  return typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+}
+ServerResponse.prototype.write = function write(chunk) {
+  const before = kept.get(this);
+  kept.set(this, before === undefined ? chunk : Buffer.concat([bytesOf(before), bytesOf(chunk)]));
+  return true;
+};
+
 ServerResponse.prototype.end = function end(body) {
   const socket = this.socket;
   if (!socket || !socket._handle || typeof body === 'function') return nodeEnd.apply(this, arguments);
+  const before = kept.get(this);
+  if (before !== undefined) {
+    body = body ? Buffer.concat([bytesOf(before), bytesOf(body)]) : before;
+  }
   write(socket, response(this.statusCode, body));
   this.finished = true;
   if (!DRAIN) this.req._consuming = true;

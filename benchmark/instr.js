@@ -3,8 +3,7 @@
 // Server instructions per request: the figure that stays put on a noisy
 // machine.  For each server (--bench) it counts stock Node, onewrite, the
 // floor and the floor without draining the request (floor.js: the
-// cheapest non-identical response, for every server that answers without
-// write()), and the raw `net` ceiling (ceiling.js, once
+// cheapest non-identical response), and the raw `net` ceiling (ceiling.js, once
 // per run: the same server for every bench), each as a ratio to stock.
 // With --drain it also counts the drain probe (drain.js): onewrite with the
 // request drained in Node's ticks with no stream code (drain-ticks) and
@@ -61,7 +60,7 @@ const opts = parseArgs(process.argv.slice(2), {
     warmRuns: 'client runs the warm-up is split into (2: one closing of the connections before counting)',
     c: 'connections',
     repeat: 'runs of every variant, interleaved (the median is shown)',
-    floor: 'count the floor and the floor without the drain (servers without write())',
+    floor: 'count the floor and the floor without the drain',
     drain: 'count the drain probe (drain.js): drain-ticks, drain-none, floor-ticks (benchmark/README.md)',
     ceiling: 'count the raw net ceiling',
     keep: 'keep the callgrind dumps under <out>/callgrind-<time>/ (for callgrind_annotate)',
@@ -145,18 +144,11 @@ function table(names, results, ceiling) {
     const stockWithout = b.median(results[name].stock.map((x) => x.withoutCompiler));
     const rows = { ...results[name], ...(ceiling.length ? { ceiling } : {}) };
     let first = true;
-    let floorNoted = false;
     for (const v of variants.chosen(opts)) {
       const head = `${(first ? name : '').padEnd(13)} ${(LABELS[v] || v).padEnd(15)}`;
       first = false;
       const xs = rows[v];
-      if (!xs) {
-        if (variants.floorOnly(v) && !floorNoted) {
-          lines.push(`${head}          -   (and the other floors: the floor answers only where write() is not called)`);
-          floorNoted = true;
-        }
-        continue;
-      }
+      if (!xs) continue;
       const per = b.median(xs.map((x) => x.perRequest));
       const share = b.median(xs.map((x) => x.compiler));
       const without = b.median(xs.map((x) => x.withoutCompiler));
@@ -189,7 +181,6 @@ async function main() {
     const run = `(${i + 1}/${opts.repeat})`;
     for (const name of names) {
       for (const v of variants.chosen({ ...opts, ceiling: false })) {
-        if (!variants.applies(defs[name], v)) continue;
         b.progress(`${name}: ${v} ${run} under callgrind ...`);
         (results[name][v] ||= []).push(await count(defs[name], v));
       }

@@ -31,11 +31,11 @@ const VARIANTS = {
   // ONEWRITE_STRICT=1: a onewrite that would stay off (a stale binary, an
   // untested Node) stops the server, so that stock is never counted as it.
   onewrite: { preload: ['onewrite/register'], env: STRICT },
-  floor: { preload: [FLOOR], floorOnly: true },
-  'floor-nodrain': { preload: [FLOOR], env: { ONEWRITE_FLOOR_DRAIN: '0' }, floorOnly: true },
+  floor: { preload: [FLOOR] },
+  'floor-nodrain': { preload: [FLOOR], env: { ONEWRITE_FLOOR_DRAIN: '0' } },
   'drain-ticks': { preload: ['onewrite/register', DRAIN], env: { ...STRICT, ONEWRITE_DRAIN_PROBE: 'ticks' } },
   'drain-none': { preload: ['onewrite/register', DRAIN], env: { ...STRICT, ONEWRITE_DRAIN_PROBE: 'none' } },
-  'floor-ticks': { preload: [FLOOR, DRAIN], env: { ONEWRITE_DRAIN_PROBE: 'ticks' }, floorOnly: true },
+  'floor-ticks': { preload: [FLOOR, DRAIN], env: { ONEWRITE_DRAIN_PROBE: 'ticks' } },
   ceiling: { script: path.join(HERE, 'ceiling.js'), args: [], path: '/' },
 };
 
@@ -43,16 +43,6 @@ const VARIANTS = {
 function chosen({ floor = false, drain = false, ceiling = false }) {
   return ['stock', 'onewrite', ...(floor ? ['floor', 'floor-nodrain'] : []), ...(drain ? ['drain-ticks', 'drain-none', 'floor-ticks'] : []),
     ...(ceiling ? ['ceiling'] : [])];
-}
-
-// Whether `variant` is measured only where the floor can answer (servers.js).
-function floorOnly(variant) {
-  return VARIANTS[variant].floorOnly === true;
-}
-
-// Whether `variant` can be measured on server `def` (servers.js).
-function applies(def, variant) {
-  return !floorOnly(variant) || def.floor === true;
 }
 
 // startServer's options for `variant` of server `def`, and the URL path.
@@ -67,4 +57,4 @@ function launch(def, variant) {
   };
 }
 
-module.exports = { chosen, applies, floorOnly, launch };
+module.exports = { chosen, launch };
