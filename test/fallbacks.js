@@ -7,6 +7,8 @@
 // paths now take, with Node's bytes.
 
 const t = require('tap');
+const fs = require('node:fs');
+const path = require('node:path');
 const http = require('node:http');
 const { Duplex } = require('node:stream');
 const onewrite = require('..');
@@ -186,6 +188,43 @@ t.test('a pipelined response that does not own the socket yet is left to Node', 
   t.equal(normalise(b.bytes), normalise(a.bytes), 'same bytes, in request order');
   t.equal(after.endsToNode - before.endsToNode, 1, 'the queued response went to Node');
   t.equal(after.ends - before.ends, 1, 'the first one did not');
+  t.equal(reasons()['no socket'], 1, "counted as 'no socket'");
+});
+
+t.test('an invalid header value goes to Node, which throws its own error', async (t) => {
+  const handler = (req, res) => {
+    try {
+      res.writeHead(200, { 'X-Bad': 'a\rb' });
+    } catch (err) {
+      res.end(`${err.name} ${err.code} ${err.message}`);
+    }
+  };
+  const { a, b, beforeReasons, afterReasons } = await refusedPair(t, handler);
+  t.equal(normalise(b.bytes), normalise(a.bytes), "Node's bytes, its error's class, code and message in them");
+  t.match(a.bytes.toString('latin1'), /TypeError ERR_INVALID_CHAR/, 'the error is the one Node throws');
+  const name = 'invalid header value';
+  t.equal((afterReasons[name] || 0) - (beforeReasons[name] || 0), 1, `counted as '${name}'`);
+});
+
+// README ("Counters and fallbacks") names reasons a user will see in
+// status().fallbacks: each one must be one that the cases above made the
+// fast paths count (this test runs last, after all of them).
+t.test("every reason the README names is one status().fallbacks counts", async (t) => {
+  const readme = fs.readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
+  const from = readme.indexOf('`fallbacks` counts every hand-over');
+  const to = readme.indexOf('on\nNode 22+ also', from);
+  const end = readme.indexOf('\n\n', to);
+  t.ok(from > 0 && to > from && end > to, 'the README lists the reasons');
+  const names = (text) => [...text.matchAll(/`'([^']+)'`/g)].map((m) => m[1]);
+  const every = names(readme.slice(from, to));
+  const from22 = names(readme.slice(to, end));
+  t.ok(every.length >= 8 && from22.length >= 1, `the list is read (${every.join(', ')}; 22+: ${from22.join(', ')})`);
+  const seen = reasons();
+  for (const name of every) t.ok(seen[name] > 0, `'${name}' is counted by a case here`);
+  // On 20 res.cork() corks the socket, and no case can make the reason.
+  for (const name of from22) {
+    t.equal(seen[name] > 0, major >= 22, `'${name}' counted here on Node ${major} only if 22+`);
+  }
 });
 
 t.test('a socket that is not a real net.Socket is left to Node', async (t) => {
