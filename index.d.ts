@@ -49,7 +49,8 @@ interface StatusBase {
   /**
    * Every hand-over to Node's own code, counted by its reason (one name per
    * decision in the code): `'non-ascii head'`, `'encoding hex'`,
-   * `'pipelined'`, `'socket.write replaced'`, `'header getter or proxy'`, ...
+   * `'no socket'`, `'socket.write replaced'`, `'header getter or proxy'`, ...
+   * (the README has more)
    */
   fallbacks: Record<string, number>;
   /**
