@@ -108,6 +108,13 @@ for (const name of Object.keys(SIGNATURES)) pristine[name] = originals[name] !==
 // path give it fewer, larger writes than Node would.
 const socketWrite = net.Socket.prototype.write;
 
+// Buffer.prototype.latin1Write(string, offset): the bytes of a one-byte
+// string into a Buffer, as buf.write(string, offset, 'latin1') writes them
+// without its argument checks; taken at load, so that a later change to
+// Buffer.prototype is not called.  Undocumented; there on 20 22 24 26.
+const bufferLatin1Write = typeof Buffer.prototype.latin1Write === 'function'
+  ? Buffer.prototype.latin1Write : null;
+
 // ---- Node's errors, made by Node ------------------------------------------
 // Node's error classes are not reachable (its NodeError factories build a
 // plain Error or TypeError and give it a code and a message), so each error
@@ -740,6 +747,7 @@ module.exports = {
     kErrored, kHighWaterMark, kRejectBody, kEndCallbacks, kWritableFinished, kFlushError,
   },
   onFinish,
+  bufferLatin1Write,
   queueEndCallback,
   strictContentLength,
   corkForWrite,

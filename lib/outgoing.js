@@ -32,9 +32,11 @@ const { protoOf } = require('./walk');
 const S = require('./slots');
 const { binding } = require('./native');
 
-const { LINE, onFinish } = internals;
+const { LINE, onFinish, bufferLatin1Write } = internals;
 const nop = internals.nodeNop || (() => {});
 const crlf = Buffer.from('\r\n');
+const EMPTY = Buffer.alloc(0);
+const { allocUnsafe } = Buffer;
 const { MAX_STRING_LENGTH } = require('node:buffer').constants;
 
 // Bodies above this size are not copied next to their head: they go out as
@@ -103,7 +105,8 @@ function tooLongToJoin(n) {
 // _send(chunk) sends, merged or not.  Returns the socket.write() result,
 // or undefined (nothing written, `refusal` set) where one write cannot
 // carry it.
-// `lift`: end()'s cork may be lifted before a single write (liftEndCork).
+// `lift`: end()'s cork may be lifted before a single write (liftEndCork);
+// false for write(), whose bytes go into a socket corked for the tick.
 function writePlain(socket, h, chunk, encoding, len, oneByte, callback, lift) {
   let data;
   let as;
@@ -127,6 +130,9 @@ function writePlain(socket, h, chunk, encoding, len, oneByte, callback, lift) {
     }
     if (lift) liftEndCork(socket, data);
     return socket.write(data, as, callback);
+  }
+  if (!lift && h !== '' && len <= COPY_LIMIT && bufferLatin1Write !== null) {
+    return socket.write(headAndBytes(h, chunk, len), null, callback);
   }
   if (h === '' || len <= COPY_LIMIT) {
     data = h === '' ? chunk : join(h, chunk, 0);
@@ -204,6 +210,20 @@ function join(h, bytes, framing) {
   const joined = binding.join(h, bytes);
   if (joined === undefined) refusal = `join: ${S.RESULTS[head.ints[S.S_RESULT]]}`;
   return joined;
+}
+
+// The head (latin1) and `len` bytes copied into one new Buffer (from
+// Buffer's pool when small), for write(): its bytes wait in the socket,
+// corked for the tick, and leave with what follows them in one writev.
+// When every chunk there is a Buffer (end()'s last empty write is one too:
+// sendEmpty), Node's writev takes its path for buffers, with no string to
+// measure and copy and no encoding name to parse for each chunk.
+const setBytes = Object.getPrototypeOf(Uint8Array.prototype).set;
+function headAndBytes(h, bytes, len) {
+  const data = allocUnsafe(h.length + len);
+  bufferLatin1Write.call(data, h, 0);
+  setBytes.call(data, bytes, h.length);
+  return data;
 }
 
 // "hex\r\n" bytes "\r\n" as a latin1 string.
@@ -440,8 +460,8 @@ function endWithData(msg, chunk, encoding, callback, len, oneByte) {
 // What end() does after its data: the strict check, (24 26) buffered
 // chunks flushed, its last _send() (`tailSends`: unless the one write
 // carried it, or 24/26 attached onFinish to the data's write), the socket
-// fully uncorked, finished, 'prefinish'.
-function endTail(msg, tailSends) {
+// fully uncorked, finished, 'prefinish'.  `hadData`: end() was given data.
+function endTail(msg, tailSends, hadData = true) {
   if (internals.strictContentLength(msg) &&
       internals.bytesWritten(msg) !== internals.contentLength(msg)) {
     throw internals.errors.contentLengthMismatch(internals.bytesWritten(msg),
@@ -456,10 +476,12 @@ function endTail(msg, tailSends) {
     const finish = onFinish.bind(undefined, msg);
     if (internals.hasBody(msg) && internals.isChunked(msg)) {
       internals.send(msg, '0\r\n' + internals.trailer(msg) + '\r\n', 'latin1', finish);
+    } else if (hadData || !internals.headSent(msg) || msg.writableLength) {
+      // Node's `!this._headerSent || this.writableLength || chunk` (with data
+      // it is true, and writableLength is not read here).
+      sendEmpty(msg, finish);
     } else {
-      // Node's `!this._headerSent || this.writableLength || chunk`: end()
-      // here always has its chunk.
-      internals.send(msg, '', 'latin1', finish);
+      process.nextTick(finish);
     }
   }
   const socket = msg.socket;
@@ -469,6 +491,33 @@ function endTail(msg, tailSends) {
   if (internals.outputLength(msg) === 0 && msg.socket && internals.socketOwner(msg.socket) === msg) {
     internals.finishMessage(msg);
   }
+}
+
+// end()'s last _send('', 'latin1', finish) for a response that is not
+// chunked.  Where that would go straight to the socket (the head gone, so
+// _send() adds nothing; nothing queued; the socket this response's, open,
+// with Node's own write(), _send() and _writeRaw()), an empty Buffer is
+// written in place of '': nothing on the wire either way, the same callback
+// at the same place in the socket's queue, and the socket's buffer stays
+// all Buffers (headAndBytes), which its writev then sends the fast way.
+// (The response's own cork (24 26) is not what _send() looks at.)
+function sendEmpty(msg, finish) {
+  if (internals.headSent(msg) && socketRefusal(msg, true) === null) {
+    msg.socket.write(EMPTY, null, finish);
+  } else {
+    internals.send(msg, '', 'latin1', finish);
+  }
+}
+
+// end() without data (20 22 24 26) on a response that is not finished and
+// whose head is rendered (the caller read both, as Node reads them, and
+// nothing else): Node's steps from the end callback on.
+function endEmpty(msg, callback) {
+  if (typeof callback === 'function') {
+    if (LINE >= 24) internals.queueEndCallback(msg, callback);
+    else msg.once('finish', callback);
+  }
+  endTail(msg, true, false);
 }
 
 // Whether `uncork`, read from a response, is Node's own, or one of
@@ -680,6 +729,6 @@ function textLength(chunk, encoding) {
 }
 
 module.exports = {
-  endWithData, writeData, lastHow, lastRefusal, flushChunks, textLength, plainBytes,
+  endEmpty, endWithData, writeData, lastHow, lastRefusal, flushChunks, textLength, plainBytes,
   typedArrayByteLength, addOwnUncork, SENT, WROTE, BUFFERED,
 };

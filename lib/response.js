@@ -241,7 +241,15 @@ function makeMethods(gate, global = null) {
   function end(chunk, encoding, callback) {
     const other = instead('end', originals.end);
     if (other !== null) return other.apply(this, arguments);
-    if (typeof chunk === 'function' || !chunk) return originals.end.apply(this, arguments);
+    if (typeof chunk === 'function' || !chunk) {
+      // end() without data: Node's own until the head is rendered (its
+      // implicit head) or once finished; else Node's steps (endEmpty).
+      if (typeof chunk === 'function') callback = chunk;
+      else if (typeof encoding === 'function') callback = encoding;
+      if (this.finished || !internals.headerRendered(this)) return originals.end.apply(this, arguments);
+      outgoing.endEmpty(this, callback);
+      return this;
+    }
     if (typeof encoding === 'function') {
       callback = encoding;
       encoding = null;
