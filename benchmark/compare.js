@@ -35,7 +35,7 @@ const { spread: spreadOf, SPREAD_LIMIT } = require('../lib/compare/stats');
 
 const opts = parseArgs(process.argv.slice(2), {
   bench: 'simple', rounds: 3, duration: 5, warmup: 2, c: 50, pipelining: 1, client: 'autocannon',
-  type: 'bytes', len: 4, chunks: 1, chunkedEnc: 0, floor: false, ceiling: false,
+  type: 'bytes', len: 4, chunks: 1, chunkedEnc: 0, writeLen: 0, floor: false, ceiling: false,
   node: process.execPath, out: path.join(__dirname, 'results'),
 }, {
   script: __filename,
@@ -53,6 +53,7 @@ const opts = parseArgs(process.argv.slice(2), {
     len: "simple's body length",
     chunks: "simple's write() calls per body",
     chunkedEnc: "simple: 1 for Transfer-Encoding: chunked",
+    writeLen: "write-end's body length (0: a small JSON document)",
     floor: 'also the floor (floor.js; not identical to stock)',
     ceiling: 'also a raw net server: the limit of any JavaScript path',
     node: 'the Node binary to measure',
@@ -61,7 +62,8 @@ const opts = parseArgs(process.argv.slice(2), {
 });
 
 function benchDef(name) {
-  return benchServer(name, { type: opts.type, len: opts.len, chunks: opts.chunks, chunkedEnc: opts.chunkedEnc });
+  const { type, len, chunks, chunkedEnc, writeLen } = opts;
+  return benchServer(name, { type, len, chunks, chunkedEnc, writeLen });
 }
 
 async function runOne(def, variant) {

@@ -49,10 +49,12 @@ const COMPILER_WARN = 0.03; // share of the count in V8's optimising compilers
 
 const opts = parseArgs(process.argv.slice(2), {
   bench: 'simple,realistic', n: 20000, warm: WARM, warmRuns: 2, c: 50, repeat: 1, floor: true, drain: false, ceiling: true, keep: false,
+  type: 'bytes', len: 4, chunks: 1, chunkedEnc: 0, writeLen: 0,
   node: process.execPath, out: path.join(__dirname, 'results'),
 }, {
   script: __filename,
   lists: { bench: NAMES },
+  choices: { type: ['bytes', 'buffer'], chunkedEnc: [0, 1] },
   help: {
     bench: 'servers to count',
     n: 'requests counted',
@@ -64,6 +66,11 @@ const opts = parseArgs(process.argv.slice(2), {
     drain: 'count the drain probe (drain.js): drain-ticks, drain-none, floor-ticks (benchmark/README.md)',
     ceiling: 'count the raw net ceiling',
     keep: 'keep the callgrind dumps under <out>/callgrind-<time>/ (for callgrind_annotate)',
+    type: "simple's body type",
+    len: "simple's body length",
+    chunks: "simple's write() calls per body",
+    chunkedEnc: 'simple: 1 for Transfer-Encoding: chunked',
+    writeLen: "write-end's body length (0: a small JSON document)",
     node: 'the Node binary to measure',
     out: 'where the raw results go',
   },
@@ -167,7 +174,8 @@ function table(names, results, ceiling) {
 async function main() {
   const version = b.nodeVersion(opts.node);
   const names = String(opts.bench).split(',');
-  const defs = Object.fromEntries(names.map((name) => [name, benchServer(name)]));
+  const { type, len, chunks, chunkedEnc, writeLen } = opts;
+  const defs = Object.fromEntries(names.map((name) => [name, benchServer(name, { type, len, chunks, chunkedEnc, writeLen })]));
   console.log(`server instructions per request (callgrind, user space, all threads), Node ${version}: ` +
     `${opts.warm} warm-up requests in ${opts.warmRuns} runs, then ${opts.n} counted, ${opts.c} connections` +
     `${opts.repeat > 1 ? `, ${opts.repeat} interleaved runs (median)` : ''}`);

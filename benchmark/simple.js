@@ -5,7 +5,7 @@
 // Run it stock, or with onewrite:
 //
 //   node benchmark/simple.js [--handler=simple|realistic|json|write-end]
-//        [--type=bytes|buffer] [--len=4] [--chunks=1] [--chunkedEnc=0]
+//        [--type=bytes|buffer] [--len=4] [--chunks=1] [--chunkedEnc=0] [--writeLen=0]
 //   node -r onewrite/register benchmark/simple.js ...
 //
 // It listens on --port (default: a free one) and prints the port.  The
@@ -17,7 +17,7 @@ const http = require('node:http');
 const { parseArgs } = require('./lib/args');
 
 const args = parseArgs(process.argv.slice(2), {
-  handler: 'simple', type: 'bytes', len: 4, chunks: 1, chunkedEnc: 0, port: 0,
+  handler: 'simple', type: 'bytes', len: 4, chunks: 1, chunkedEnc: 0, writeLen: 0, port: 0,
 }, {
   script: __filename,
   choices: { handler: ['simple', 'realistic', 'json', 'write-end'], type: ['bytes', 'buffer'], chunkedEnc: [0, 1] },
@@ -27,6 +27,7 @@ const args = parseArgs(process.argv.slice(2), {
     len: "simple's body length",
     chunks: "simple's write() calls per body",
     chunkedEnc: 'simple: 1 for Transfer-Encoding: chunked',
+    writeLen: "write-end's body length (0: a small JSON document)",
     port: 'port to listen on (0: a free one)',
   },
 });
@@ -77,7 +78,7 @@ function json(req, res) {
 
 // write-end: the head with a length, the body by write(), then end(), as
 // h3/srvx, send/express.static and pipeline() with a known length answer.
-const file = Buffer.from(JSON.stringify(data));
+const file = args.writeLen > 0 ? Buffer.alloc(args.writeLen, 'W') : Buffer.from(JSON.stringify(data));
 function writeEnd(req, res) {
   res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': file.length });
   res.write(file);

@@ -3,7 +3,8 @@
 // The servers compare.js and instr.js measure, by name: the script, its
 // arguments, the path to request and a label.  `simple` takes the
 // parameters of Node's benchmark/http/simple.js (defaults: its type=bytes
-// len=4 chunks=1 chunkedEnc=0).  The floor (floor.js) answers for every one
+// len=4 chunks=1 chunkedEnc=0), and `write-end` its body length
+// (writeLen; 0: a small JSON document).  The floor (floor.js) answers for every one
 // of them: its status and its body (what write() and end() were given),
 // behind the floor's own short head, whatever headers were set (what a
 // package under writeHead()/write()/end() could reach at best; the server's
@@ -15,7 +16,7 @@ const path = require('node:path');
 
 const HERE = path.join(__dirname, '..');
 
-function servers({ type = 'bytes', len = 4, chunks = 1, chunkedEnc = 0 } = {}) {
+function servers({ type = 'bytes', len = 4, chunks = 1, chunkedEnc = 0, writeLen = 0 } = {}) {
   const defs = {
     simple: {
       script: 'simple.js',
@@ -25,7 +26,12 @@ function servers({ type = 'bytes', len = 4, chunks = 1, chunkedEnc = 0 } = {}) {
     },
     realistic: { script: 'simple.js', args: ['--handler=realistic'], path: '/', label: 'realistic (setHeader x2, writeHead with cookie, unique request id)' },
     json: { script: 'simple.js', args: ['--handler=json'], path: '/', label: 'json (JSON.stringify per request)' },
-    'write-end': { script: 'simple.js', args: ['--handler=write-end'], path: '/', label: 'write-end (writeHead with Content-Length, write(Buffer), end())' },
+    'write-end': {
+      script: 'simple.js',
+      args: ['--handler=write-end', `--writeLen=${writeLen}`],
+      path: '/',
+      label: `write-end (writeHead with Content-Length, write(Buffer${writeLen > 0 ? ` of ${writeLen} bytes` : ''}), end())`,
+    },
   };
   for (const fw of ['express', 'fastify', 'koa']) {
     defs[fw] = { script: 'frameworks.js', args: [`--framework=${fw}`], path: '/', label: `${fw} hello world` };
