@@ -57,7 +57,7 @@ function countHandleWrites(server, event = 'connection') {
     'writeAsciiString', 'writeUcs2String'];
   server.on(event, (socket) => {
     const handle = socket._handle;
-    const counter = { n: 0, buffers: 0, kinds: [] };
+    const counter = { n: 0, buffers: 0, kinds: [], bytesOnly: [] };
     socket.__owCounter = counter;
     for (const m of methods) {
       const original = handle[m];
@@ -65,6 +65,8 @@ function countHandleWrites(server, event = 'connection') {
       handle[m] = function counted(...args) {
         counter.n++;
         counter.kinds.push(m);
+        // Whether the call carried Buffers alone (a writev's allBuffers).
+        counter.bytesOnly.push(m === 'writev' ? args[2] === true : m === 'writeBuffer');
         // writev(req, chunks, allBuffers): buffers only, or [data, encoding] pairs.
         counter.buffers += m === 'writev' ? (args[2] ? args[1].length : args[1].length / 2) : 1;
         return original.apply(this, args);
@@ -83,6 +85,7 @@ function countHandleWrites(server, event = 'connection') {
         writes: counter.n - start,
         buffers: counter.buffers - startBuffers,
         kinds: counter.kinds.slice(startKinds),
+        bytesOnly: counter.bytesOnly.slice(startKinds),
       });
     });
   });
