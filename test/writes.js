@@ -81,12 +81,18 @@ t.test('the fast paths write once per response', async (t) => {
 
 // writeHead() with a Content-Length, write(bytes), end(): Node's one writev
 // of them all (one corked tick), which onewrite makes of Buffers alone, the
-// head copied next to the first bytes (its cheaper way through Node's
-// writev: no string to measure, no encoding to parse).
+// head copied next to the first bytes, or in a Buffer of its own before
+// bytes too many to copy (its cheaper way through Node's writev: no string
+// to measure, no encoding to parse).
 const CL_WRITES = {
   '/cl-write-end': (req, res) => {
     res.writeHead(200, { 'Content-Length': 6 });
     res.write(Buffer.from('bytes!'));
+    res.end();
+  },
+  '/cl-write-6000-end': (req, res) => {
+    res.writeHead(200, { 'Content-Length': 6000 });
+    res.write(Buffer.alloc(6000, 'x'));
     res.end();
   },
   '/cl-write-write-end-cb': (req, res) => {
