@@ -65,6 +65,7 @@ function missing() {
     if (typeof ServerResponse.prototype[name] !== 'function') problems.push(name);
   }
   if (LINE >= 24 && nodeNop === undefined) problems.push('nop');
+  if (bufferLatin1Write === null) problems.push('Buffer.prototype.latin1Write');
   return problems;
 }
 

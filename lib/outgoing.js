@@ -39,14 +39,13 @@ const EMPTY = Buffer.alloc(0);
 const { allocUnsafe } = Buffer;
 const { MAX_STRING_LENGTH } = require('node:buffer').constants;
 
-// Bodies above this size are not copied next to their head: they go out as
-// a corked pair of writes (one writev), as Node sends them.
+// The longest head and text joinText() keeps for the next response.
 const COPY_LIMIT = 16 * 1024;
-// write()'s head and bytes are copied into one Buffer up to this size (in
-// all): Buffer.allocUnsafe() takes that from its pool (below half of
-// Buffer.poolSize, 8 KiB on 20 and 22).  Larger, a Buffer of its own costs
-// more than a second write saves (a 12 KB body: 61,443 instructions a
-// request against 55,137 for stock, Node 20; benchmark/README.md).
+// end(bytes) and a chunked write(bytes) copy the bytes next to their head
+// or size line up to this size (in all), into one latin1 string.  Larger,
+// the copy costs more than the writes it saves: a 12 KB Buffer counted
+// 80,374 instructions a request under callgrind against stock's 54,404
+// for end(buffer) (Node 20; benchmark/README.md).  Node copies no bytes.
 const BUFFER_COPY_LIMIT = 4095;
 
 // ---- the one write ----------------------------------------------------------
@@ -137,24 +136,26 @@ function writePlain(socket, h, chunk, encoding, len, oneByte, callback, lift) {
     if (lift) liftEndCork(socket, data);
     return socket.write(data, as, callback);
   }
-  if (!lift && h !== '' && bufferLatin1Write !== null) {
-    if (h.length + len <= BUFFER_COPY_LIMIT) {
-      return socket.write(headAndBytes(h, chunk, len), null, callback);
-    }
-    // Larger: the head in a Buffer of its own, then the bytes as they are,
-    // not copied (Node too sends them as two chunks).
-    socket.write(headAndBytes(h, EMPTY, 0), null);
+  if (h === '') {
+    if (lift) liftEndCork(socket, chunk);
     return socket.write(chunk, null, callback);
   }
-  if (h === '' || len <= COPY_LIMIT) {
-    data = h === '' ? chunk : join(h, chunk, 0);
+  if (lift && h.length + len <= BUFFER_COPY_LIMIT) {
+    // end(): small bytes are copied next to the head into one latin1
+    // string, written at once (liftEndCork).
+    data = join(h, chunk, 0);
     if (data === undefined) return undefined;
-    if (lift) liftEndCork(socket, data);
-    return socket.write(data, h === '' ? null : 'latin1', callback);
+    liftEndCork(socket, data);
+    return socket.write(data, 'latin1', callback);
   }
-  // A large body is not copied: the head, then the body (a corked socket
-  // makes one writev of them).
-  socket.write(h, 'latin1');
+  // write(), and larger bytes: the head in a Buffer of its own, then the
+  // bytes, not copied, as Node sends them (two chunks; the bytes sent are
+  // those the Buffer holds when the socket writes, as with Node).  They
+  // leave in one writev of Buffers alone, with end()'s empty Buffer after
+  // them when it follows in the tick (sendEmpty): Node's writev then takes
+  // its path for buffers, with no string to measure and copy and no
+  // encoding name to parse for each chunk.
+  socket.write(latin1Bytes(h), null);
   return socket.write(chunk, null, callback);
 }
 
@@ -175,7 +176,7 @@ function writeFramed(socket, h, chunk, encoding, len, oneByte, after, callback, 
     socket.write(chunk + '\r\n', encoding);
     return socket.write(after, 'latin1', callback);
   }
-  if (len <= COPY_LIMIT) {
+  if (h.length + len <= BUFFER_COPY_LIMIT) {
     let data;
     if (after === LAST_CHUNK) {
       data = join(h, chunk, 1);
@@ -187,9 +188,11 @@ function writeFramed(socket, h, chunk, encoding, len, oneByte, after, callback, 
     if (lift) liftEndCork(socket, data);
     return socket.write(data, 'latin1', callback);
   }
-  socket.write(h + size, 'latin1');
-  socket.write(chunk);
-  return socket.write('\r\n' + after, 'latin1', callback);
+  // Larger bytes are not copied (as in writePlain): head and size line,
+  // the bytes, CRLF and `after`, each a Buffer.
+  socket.write(latin1Bytes(h + size), null);
+  socket.write(chunk, null);
+  return socket.write(latin1Bytes('\r\n' + after), null, callback);
 }
 
 const LAST_CHUNK = '0\r\n\r\n';
@@ -224,17 +227,11 @@ function join(h, bytes, framing) {
   return joined;
 }
 
-// The head (latin1) and `len` bytes copied into one new Buffer (from
-// Buffer's pool), for write(): its bytes wait in the socket,
-// corked for the tick, and leave with what follows them in one writev.
-// When every chunk there is a Buffer (end()'s last empty write is one too:
-// sendEmpty), Node's writev takes its path for buffers, with no string to
-// measure and copy and no encoding name to parse for each chunk.
-const setBytes = Object.getPrototypeOf(Uint8Array.prototype).set;
-function headAndBytes(h, bytes, len) {
-  const data = allocUnsafe(h.length + len);
-  bufferLatin1Write.call(data, h, 0);
-  setBytes.call(data, bytes, h.length);
+// A latin1 string (a head, framing) as a Buffer (from Buffer's pool when
+// short).
+function latin1Bytes(s) {
+  const data = allocUnsafe(s.length);
+  bufferLatin1Write.call(data, s, 0);
   return data;
 }
 
@@ -511,7 +508,7 @@ function endTail(msg, tailSends, hadData = true) {
 // with Node's own write(), _send() and _writeRaw()), an empty Buffer is
 // written in place of '': nothing on the wire either way, the same callback
 // at the same place in the socket's queue, and the socket's buffer stays
-// all Buffers (headAndBytes), which its writev then sends the fast way.
+// all Buffers (writePlain), which its writev then sends the fast way.
 // (The response's own cork (24 26) is not what _send() looks at.)
 function sendEmpty(msg, finish) {
   if (internals.headSent(msg) && socketRefusal(msg, true) === null) {

@@ -1037,6 +1037,27 @@ for (const prior of [false, true]) {
   });
 }
 
+// The same after the first write() of a Content-Length response, which
+// carries the head: onewrite puts the head in a Buffer of its own before
+// the bytes and copies none of them, so on every Node it sends what Node
+// sends, the bytes as they are when the socket writes (small, and large).
+for (const size of [6, 6000]) {
+  t.test(`a Buffer changed after a Content-Length write() of ${size} bytes: stock's bytes`, async (t) => {
+    const result = await runPair({
+      request: CLOSE,
+      handler(req, res, { log }) {
+        res.writeHead(200, { 'Content-Length': size });
+        const b = Buffer.alloc(size, 'b');
+        log.push(['write', res.write(b)]);
+        b.write('AFTER!');
+        setImmediate(() => res.end());
+      },
+    });
+    same(t, result, 'the bytes stock Node sends');
+    t.match(result.stock.bytes, /AFTER!/, 'stock Node sends the changed bytes');
+  });
+}
+
 // ---- wrappers inside the implicit head (child processes) -----------------
 
 // Each action x body call x where the wrapper sits (see child-cases.js).
