@@ -152,7 +152,7 @@ function writePlain(socket, h, chunk, encoding, len, oneByte, callback, lift) {
   // bytes, not copied, as Node sends them (two chunks; the bytes sent are
   // those the Buffer holds when the socket writes, as with Node).  They
   // leave in one writev of Buffers alone, with end()'s empty Buffer after
-  // them when it follows in the tick (sendEmpty): Node's writev then takes
+  // them when it follows in the tick (sendFinal): Node's writev then takes
   // its path for buffers, with no string to measure and copy and no
   // encoding name to parse for each chunk.
   socket.write(latin1Bytes(h), null);
@@ -176,7 +176,15 @@ function writeFramed(socket, h, chunk, encoding, len, oneByte, after, callback, 
     socket.write(chunk + '\r\n', encoding);
     return socket.write(after, 'latin1', callback);
   }
+  if (h.length + len <= BUFFER_COPY_LIMIT && (!lift || socket.writableLength !== 0)) {
+    // Small bytes that will wait in the socket for what follows them
+    // (write(), corked for the tick; end() behind bytes already there): one
+    // Buffer, so that the socket's writev of them all is of Buffers alone
+    // (see writePlain).
+    return socket.write(framedBytes(h + size, chunk, len, '\r\n' + after), null, callback);
+  }
   if (h.length + len <= BUFFER_COPY_LIMIT) {
+    // end() written at once: one latin1 string.
     let data;
     if (after === LAST_CHUNK) {
       data = join(h, chunk, 1);
@@ -232,6 +240,18 @@ function join(h, bytes, framing) {
 function latin1Bytes(s) {
   const data = allocUnsafe(s.length);
   bufferLatin1Write.call(data, s, 0);
+  return data;
+}
+
+// `before` (latin1), `len` bytes and `after` (latin1) copied into one
+// Buffer: a chunk framed as Node frames it, with the head in front while it
+// has not gone.
+const setBytes = Object.getPrototypeOf(Uint8Array.prototype).set;
+function framedBytes(before, bytes, len, after) {
+  const data = allocUnsafe(before.length + len + after.length);
+  bufferLatin1Write.call(data, before, 0);
+  setBytes.call(data, bytes, before.length);
+  bufferLatin1Write.call(data, after, before.length + len);
   return data;
 }
 
@@ -484,11 +504,11 @@ function endTail(msg, tailSends, hadData = true) {
   if (tailSends) {
     const finish = onFinish.bind(undefined, msg);
     if (internals.hasBody(msg) && internals.isChunked(msg)) {
-      internals.send(msg, '0\r\n' + internals.trailer(msg) + '\r\n', 'latin1', finish);
+      sendFinal(msg, '0\r\n' + internals.trailer(msg) + '\r\n', finish);
     } else if (hadData || !internals.headSent(msg) || msg.writableLength) {
       // Node's `!this._headerSent || this.writableLength || chunk` (with data
       // it is true, and writableLength is not read here).
-      sendEmpty(msg, finish);
+      sendFinal(msg, '', finish);
     } else {
       process.nextTick(finish);
     }
@@ -502,19 +522,20 @@ function endTail(msg, tailSends, hadData = true) {
   }
 }
 
-// end()'s last _send('', 'latin1', finish) for a response that is not
-// chunked.  Where that would go straight to the socket (the head gone, so
-// _send() adds nothing; nothing queued; the socket this response's, open,
-// with Node's own write(), _send() and _writeRaw()), an empty Buffer is
-// written in place of '': nothing on the wire either way, the same callback
-// at the same place in the socket's queue, and the socket's buffer stays
-// all Buffers (writePlain), which its writev then sends the fast way.
-// (The response's own cork (24 26) is not what _send() looks at.)
-function sendEmpty(msg, finish) {
+// end()'s last _send(text, 'latin1', finish): '' or (chunked) the
+// last-chunk and trailers.  Where that would go straight to the socket (the
+// head gone, so _send() adds nothing; nothing queued; the socket this
+// response's, open, with Node's own write(), _send() and _writeRaw()), the
+// text is written as a Buffer (an empty one for ''): the same bytes, the
+// same callback at the same place in the socket's queue, and the socket's
+// buffer stays all Buffers (writePlain, writeFramed), which its writev then
+// sends the fast way.  (The response's own cork (24 26) is not what
+// _send() looks at.)
+function sendFinal(msg, text, finish) {
   if (internals.headSent(msg) && socketRefusal(msg, true) === null) {
-    msg.socket.write(EMPTY, null, finish);
+    msg.socket.write(text === '' ? EMPTY : latin1Bytes(text), null, finish);
   } else {
-    internals.send(msg, '', 'latin1', finish);
+    internals.send(msg, text, 'latin1', finish);
   }
 }
 

@@ -7,6 +7,7 @@
 const t = require('tap');
 const http = require('node:http');
 const onewrite = require('..');
+const major = Number(process.versions.node.split('.')[0]);
 const { exchange, normalise, listen, close, countHandleWrites, serverPair } = require('./helpers/wire');
 
 const ROUTES = {
@@ -95,6 +96,22 @@ const CL_WRITES = {
     res.write(Buffer.alloc(6000, 'x'));
     res.end();
   },
+  '/chunked-write-end': (req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
+    res.write(Buffer.from('bytes!'));
+    res.end();
+  },
+  '/chunked-write-write-end-data': (req, res) => {
+    res.write(Buffer.from('abc'));
+    res.write(new Uint8Array([0x64, 0x65, 0x66]), () => {});
+    res.end(Buffer.from('ghi'), () => {});
+  },
+  '/chunked-write-end-trailers': (req, res) => {
+    res.writeHead(200, { Trailer: 'X-Sum' });
+    res.write(Buffer.from('bytes!'));
+    res.addTrailers({ 'X-Sum': 'abc' });
+    res.end();
+  },
   '/cl-write-write-end-cb': (req, res) => {
     res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': 6 });
     res.write(Buffer.from('abc'), () => {});
@@ -102,7 +119,7 @@ const CL_WRITES = {
     res.end(() => {});
   },
 };
-t.test('a Content-Length write() and end(): one handle write, of Buffers alone', async (t) => {
+t.test('write(bytes) and end(), with a Content-Length or chunked: one handle write, of Buffers alone', async (t) => {
   const { stock, fast, stockPort: p1, fastPort: p2 } = await serverPair(t, () => (req, res) => CL_WRITES[req.url](req, res));
   const counts = countHandleWrites(fast);
   const stockCounts = countHandleWrites(stock);
@@ -114,7 +131,13 @@ t.test('a Content-Length write() and end(): one handle write, of Buffers alone',
     const stockSeen = stockCounts().find((c) => c.url === path);
     t.equal(seen.writes, stockSeen.writes, `${path}: as many handle writes as Node (${seen.kinds.join(', ')})`);
     t.equal(seen.writes, 1, `${path}: one`);
-    t.same(seen.bytesOnly, [true], `${path}: of Buffers alone (stock: ${stockSeen.bytesOnly.join(', ')})`);
+    if (major >= 24 && path === '/chunked-write-write-end-data') {
+      // 24 26 merge the chunked writes of a tick into one chunk; several
+      // chunks of bytes are Node's to frame and send, as with stock.
+      t.same(seen.bytesOnly, stockSeen.bytesOnly, `${path}: Node's own writev, as stock's`);
+    } else {
+      t.same(seen.bytesOnly, [true], `${path}: of Buffers alone (stock: ${stockSeen.bytesOnly.join(', ')})`);
+    }
   }
 });
 
