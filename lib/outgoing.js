@@ -176,14 +176,14 @@ function writeFramed(socket, h, chunk, encoding, len, oneByte, after, callback, 
     socket.write(chunk + '\r\n', encoding);
     return socket.write(after, 'latin1', callback);
   }
-  if (h.length + len <= BUFFER_COPY_LIMIT && (!lift || socket.writableLength !== 0)) {
-    // Small bytes that will wait in the socket for what follows them
-    // (write(), corked for the tick; end() behind bytes already there): one
-    // Buffer, so that the socket's writev of them all is of Buffers alone
-    // (see writePlain).
-    return socket.write(framedBytes(h + size, chunk, len, '\r\n' + after), null, callback);
-  }
   if (h.length + len <= BUFFER_COPY_LIMIT) {
+    if (!lift || socket.writableLength !== 0) {
+      // Small bytes that will wait in the socket for what follows them
+      // (write(), corked for the tick; end() behind bytes already there):
+      // one Buffer, so that the socket's writev of them all is of Buffers
+      // alone (see writePlain).
+      return socket.write(framedBytes(h + size, chunk, len, '\r\n' + after), null, callback);
+    }
     // end() written at once: one latin1 string.
     let data;
     if (after === LAST_CHUNK) {
@@ -193,7 +193,7 @@ function writeFramed(socket, h, chunk, encoding, len, oneByte, after, callback, 
       data = framed === undefined ? undefined : h + framed + after;
     }
     if (data === undefined) return undefined;
-    if (lift) liftEndCork(socket, data);
+    liftEndCork(socket, data);
     return socket.write(data, 'latin1', callback);
   }
   // Larger bytes are not copied (as in writePlain): head and size line,

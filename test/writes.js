@@ -61,23 +61,30 @@ function route(req, res) {
   return ROUTES[req.url](req, res);
 }
 
-t.test('the fast paths write once per response', async (t) => {
-  const { stock, fast, stockPort: p1, fastPort: p2 } = await serverPair(t, () => route);
+// Each route of `routes` requested from a stock and a onewrite server:
+// the same bytes, then check(path, seen, stockSeen) with the handle writes
+// each side made for it (countHandleWrites).
+async function eachRoute(t, routes, check) {
+  const { stock, fast, stockPort: p1, fastPort: p2 } = await serverPair(t, () => (req, res) => routes[req.url](req, res));
   const counts = countHandleWrites(fast);
   const stockCounts = countHandleWrites(stock);
-  for (const path of Object.keys(ROUTES)) {
+  for (const path of Object.keys(routes)) {
     const raw = `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`;
     const [a, b] = await Promise.all([exchange(p1, raw), exchange(p2, raw)]);
     t.equal(normalise(b.bytes), normalise(a.bytes), `${path}: same bytes`);
-    const seen = counts().find((c) => c.url === path);
-    const stockSeen = stockCounts().find((c) => c.url === path);
+    check(path, counts().find((c) => c.url === path), stockCounts().find((c) => c.url === path));
+  }
+}
+
+t.test('the fast paths write once per response', async (t) => {
+  await eachRoute(t, ROUTES, (path, seen, stockSeen) => {
     t.equal(seen.writes, 1, `${path}: one handle write (${seen.kinds.join(', ')}; ` +
       `stock: ${stockSeen.writes}, ${stockSeen.kinds.join(', ')})`);
     // A string body, or a small buffer, goes out as one buffer: not a writev.
     if (!/big-buffer|write-write|chunked-utf8/.test(path)) {
       t.not(seen.kinds[0], 'writev', `${path}: not a writev`);
     }
-  }
+  });
 });
 
 // writeHead() with a Content-Length, write(bytes), end(): Node's one writev
@@ -120,15 +127,7 @@ const CL_WRITES = {
   },
 };
 t.test('write(bytes) and end(), with a Content-Length or chunked: one handle write, of Buffers alone', async (t) => {
-  const { stock, fast, stockPort: p1, fastPort: p2 } = await serverPair(t, () => (req, res) => CL_WRITES[req.url](req, res));
-  const counts = countHandleWrites(fast);
-  const stockCounts = countHandleWrites(stock);
-  for (const path of Object.keys(CL_WRITES)) {
-    const raw = `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`;
-    const [a, b] = await Promise.all([exchange(p1, raw), exchange(p2, raw)]);
-    t.equal(normalise(b.bytes), normalise(a.bytes), `${path}: same bytes`);
-    const seen = counts().find((c) => c.url === path);
-    const stockSeen = stockCounts().find((c) => c.url === path);
+  await eachRoute(t, CL_WRITES, (path, seen, stockSeen) => {
     t.equal(seen.writes, stockSeen.writes, `${path}: as many handle writes as Node (${seen.kinds.join(', ')})`);
     t.equal(seen.writes, 1, `${path}: one`);
     if (major >= 24 && path === '/chunked-write-write-end-data') {
@@ -138,7 +137,7 @@ t.test('write(bytes) and end(), with a Content-Length or chunked: one handle wri
     } else {
       t.same(seen.bytesOnly, [true], `${path}: of Buffers alone (stock: ${stockSeen.bytesOnly.join(', ')})`);
     }
-  }
+  });
 });
 
 t.test('chunked writes in separate ticks: one handle write each', async (t) => {
