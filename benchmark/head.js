@@ -19,25 +19,53 @@
 // speed-up over stock (median of the per-round ratios), and the JS heap
 // bytes allocated per head (measured with no GC in between: the benchmark
 // runs itself again with a large young generation for that).
+//
+// Time on this project's shared two-core machine moves by a third from run
+// to run (the same build has given native 0.59x, 0.71x and 0.93x at 4
+// headers).  --instr counts instructions instead, repeatably, as instr.js
+// does for a request: each variant and size runs alone under valgrind's
+// callgrind, in `node --single-threaded` (no compiler or GC thread adds to
+// the count), checks its bytes against stock's, renders --warm heads
+// uncounted, then --counted heads counted, and again with twice as many:
+// the difference is the heads' alone.  The cost of making the response
+// (and, for patched, the headers) is counted the same way and subtracted.  The table gives instructions per
+// head and each variant's speed-up over stock (stock's count divided by
+// the variant's); a count that includes V8's optimising compiler says so.
+//
+//   npm run bench:head -- --instr [--sizes=4,13,30] [--node=/path/to/node]
 
 const http = require('node:http');
+const os = require('node:os');
 const path = require('node:path');
 const fs = require('node:fs');
-const { spawnSync } = require('node:child_process');
+const { spawnSync, execFile } = require('node:child_process');
 
 const { parseArgs } = require('./lib/args');
+const bench = require('./lib/bench');
+const callgrind = require('./lib/callgrind');
 
-const args = parseArgs(process.argv.slice(2), { rounds: 7, iterations: 200000, sizes: '0,4,13,30', json: '' }, {
+const args = parseArgs(process.argv.slice(2), {
+  rounds: 7, iterations: 200000, sizes: '0,4,13,30', json: '',
+  instr: false, warm: 100000, counted: 20000, node: process.execPath, child: '',
+}, {
   script: __filename,
   help: {
     rounds: 'interleaved rounds',
     iterations: 'heads rendered per round and variant',
     sizes: 'numbers of headers, comma-separated',
     json: 'also write the results to this file',
+    instr: 'count instructions under callgrind instead of timing (needs valgrind)',
+    warm: '--instr: heads rendered before counting',
+    counted: '--instr: heads counted',
+    node: '--instr: the Node binary to measure',
+    child: '(internal) the one count an --instr run makes: <variant>:<headers>',
   },
 });
 
-if (!process.execArgv.includes('--max-semi-space-size=64')) {
+// The timed run needs a large young generation (the heap bytes per head are
+// read with no GC in between): it runs itself again with one.  An --instr
+// count runs under callgrind, started by countAll() below.
+if (!args.instr && !args.child && !process.execArgv.includes('--max-semi-space-size=64')) {
   const r = spawnSync(process.execPath, ['--max-semi-space-size=64', '--expose-gc', __filename,
     ...process.argv.slice(2)], { stdio: 'inherit' });
   process.exit(r.status);
@@ -52,7 +80,7 @@ const ROUNDS = args.rounds;
 const ITER = args.iterations;
 const SIZES = String(args.sizes).split(',').map(Number);
 
-if (!status().available) {
+if (!args.instr && !status().available) {
   console.error(`onewrite is not available here: ${status().reason}`);
   process.exit(1);
 }
@@ -147,9 +175,8 @@ const VARIANTS = [
   ['patched', fastStore, true, 16],
 ];
 
-const results = [];
-for (const size of SIZES) {
-  // Same bytes first.
+// The same bytes from stock and the addon, or exit 1.
+function checkSame(size) {
   const a = makeResponse();
   const b = makeResponse();
   stockStore.call(a, FIRST_LINE, headerSet(size, 'x'));
@@ -160,41 +187,172 @@ for (const size of SIZES) {
     console.error('heads differ:', JSON.stringify(a._header), JSON.stringify(b._header));
     process.exit(1);
   }
-  const row = { headers: size, variants: {} };
-  const fns = VARIANTS.map(([name, store, varying, cache]) =>
-    [name, runner(store, size, varying, cache), baseline(size, varying)]);
-  for (const [, fn, base] of fns) {
-    fn(ITER / 4);
-    base(ITER / 4);
-  }
-  const ns = Object.fromEntries(VARIANTS.map(([name]) => [name, []]));
-  for (let r = 0; r < ROUNDS; r++) {
-    for (const [name, fn, base] of fns) ns[name].push(nsPer(fn, ITER) - nsPer(base, ITER));
-  }
-  for (const [name, fn, base] of fns) {
-    const ratios = ns.stock.map((s, i) => s / ns[name][i]);
-    row.variants[name] = {
-      ns: median(ns[name]), min: Math.min(...ns[name]), max: Math.max(...ns[name]),
-      speedup: median(ratios), ratios,
-      bytes: Math.max(0, Math.round(bytesPer(fn) - bytesPer(base))),
-    };
-  }
-  results.push(row);
 }
 
-const f0 = (x) => x.toFixed(0);
-console.log(`head builder (_storeHeader, writeHead object), Node ${process.versions.node}, ` +
-  `${ROUNDS} interleaved rounds of ${ITER}`);
-console.log('headers | variant | ns/head (min-max)   | vs stock (median of rounds) | JS heap bytes/head');
-for (const r of results) {
-  for (const [name] of VARIANTS) {
-    const v = r.variants[name];
-    console.log(`${String(r.headers).padStart(7)} | ${name.padEnd(7)} | ${`${f0(v.ns)} (${f0(v.min)}-${f0(v.max)})`.padEnd(19)} | ` +
-      `${(name === 'stock' ? '' : `${v.speedup.toFixed(2)}x`).padEnd(27)} | ${v.bytes}`);
+function timeAll() {
+  const results = [];
+  for (const size of SIZES) {
+    checkSame(size);
+    const row = { headers: size, variants: {} };
+    const fns = VARIANTS.map(([name, store, varying, cache]) =>
+      [name, runner(store, size, varying, cache), baseline(size, varying)]);
+    for (const [, fn, base] of fns) {
+      fn(ITER / 4);
+      base(ITER / 4);
+    }
+    const ns = Object.fromEntries(VARIANTS.map(([name]) => [name, []]));
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const [name, fn, base] of fns) ns[name].push(nsPer(fn, ITER) - nsPer(base, ITER));
+    }
+    for (const [name, fn, base] of fns) {
+      const ratios = ns.stock.map((s, i) => s / ns[name][i]);
+      row.variants[name] = {
+        ns: median(ns[name]), min: Math.min(...ns[name]), max: Math.max(...ns[name]),
+        speedup: median(ratios), ratios,
+        bytes: Math.max(0, Math.round(bytesPer(fn) - bytesPer(base))),
+      };
+    }
+    results.push(row);
   }
+
+  const f0 = (x) => x.toFixed(0);
+  console.log(`head builder (_storeHeader, writeHead object), Node ${process.versions.node}, ` +
+    `${ROUNDS} interleaved rounds of ${ITER}`);
+  console.log('headers | variant | ns/head (min-max)   | vs stock (median of rounds) | JS heap bytes/head');
+  for (const r of results) {
+    for (const [name] of VARIANTS) {
+      const v = r.variants[name];
+      console.log(`${String(r.headers).padStart(7)} | ${name.padEnd(7)} | ${`${f0(v.ns)} (${f0(v.min)}-${f0(v.max)})`.padEnd(19)} | ` +
+        `${(name === 'stock' ? '' : `${v.speedup.toFixed(2)}x`).padEnd(27)} | ${v.bytes}`);
+    }
+  }
+  writeJson({ node: process.versions.node, rounds: ROUNDS, iterations: ITER, results });
 }
-if (args.json) {
+
+function writeJson(data) {
+  if (!args.json) return;
   const file = path.resolve(String(args.json));
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, JSON.stringify({ node: process.versions.node, rounds: ROUNDS, iterations: ITER, results }, null, 2));
+  fs.writeFileSync(file, JSON.stringify(data, null, 2));
+}
+
+// ---- --instr ------------------------------------------------------------------
+
+// The counts: the cost of making the response (fixed headers; new headers
+// each time for patched), then each variant.
+const COUNTED = [
+  ['base', null, false, 16], ['base-varying', null, true, 16], ...VARIANTS,
+];
+
+// Under callgrind (--instr-atstart=no): render --warm heads, switch
+// counting on, render --counted heads, dump the counts, exit.  The switches
+// are callgrind_control, run by a child process that valgrind answers
+// while this one waits in its event loop.
+function countOne(what) {
+  const [name, size] = what.split(':');
+  const spec = COUNTED.find(([n]) => n === name);
+  if (!spec || !Number.isInteger(Number(size))) throw new Error(`--child=${what}: not <variant>:<headers>`);
+  const [, store, varying, cacheSize] = spec;
+  checkSame(Number(size));
+  const fn = store === null ? baseline(Number(size), varying) : runner(store, Number(size), varying, cacheSize);
+  const control = (what, then) => execFile('callgrind_control', [...what, String(process.pid)], (err) => {
+    if (err) throw err;
+    then();
+  });
+  // In calls of 1,000 heads: one long call would leave the loop optimised
+  // on-stack only, and V8 would compile the function for its next entry
+  // while it is counted.
+  const heads = (n) => {
+    for (let i = 0; i < n; i += 1000) fn(Math.min(1000, n - i));
+  };
+  heads(args.warm);
+  control(['-i', 'on'], () => {
+    heads(args.counted);
+    control(['-d'], () => process.exit(0));
+  });
+}
+
+// The instructions (all of the process's, in the counted block) and those
+// of V8's optimising compiler, for `counted` heads.
+function count(name, size, counted) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'onewrite-head-'));
+  try {
+    const r = spawnSync('valgrind', ['--tool=callgrind', '--instr-atstart=no',
+      `--callgrind-out-file=${dir}/cg.%p`, args.node, '--single-threaded', '--max-semi-space-size=64',
+      __filename, `--child=${name}:${size}`, `--warm=${args.warm}`, `--counted=${counted}`],
+    { encoding: 'utf8', maxBuffer: 64 << 20 });
+    const dumps = callgrind.dumps(dir);
+    if (r.status !== 0 || dumps.length !== 1) {
+      throw new Error(`the count of ${name} at ${size} headers failed (${r.status}): ${r.stderr.slice(-2000)}`);
+    }
+    return callgrind.readDump(dumps[0]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// Instructions per head: the counted block holds, besides the heads, the
+// work of switching counting on (the end of a child process, whose code
+// V8 compiles then), the same whatever the variant; counting --counted
+// heads and twice as many, the difference is the heads' alone.
+function perHead(name, size) {
+  const n = args.counted;
+  const one = count(name, size, n);
+  const two = count(name, size, 2 * n);
+  const instructions = two.instructions - one.instructions;
+  return { perHead: instructions / n, compiler: Math.max(0, two.compiler - one.compiler) / instructions };
+}
+
+async function countAll() {
+  if (!callgrind.available()) {
+    console.error('valgrind (callgrind, callgrind_annotate) is not installed: apt-get install valgrind');
+    process.exit(1);
+  }
+  const version = bench.nodeVersion(args.node);
+  const check = spawnSync(args.node, ['-p', `require(${JSON.stringify(path.join(__dirname, '..'))}).status().reason`],
+    { encoding: 'utf8' });
+  if (check.stdout.trim() !== 'not installed') {
+    console.error(`onewrite is not available on Node ${version}: ${check.stdout.trim() || check.stderr}`);
+    process.exit(1);
+  }
+  console.log(`head builder (_storeHeader, writeHead object), Node ${version}: instructions per head under callgrind ` +
+    `(node --single-threaded; ${args.warm} heads warm-up, then ${args.counted} and ${2 * args.counted} counted: the difference; making the response subtracted)`);
+  console.log('headers | variant | instr/head | vs stock | V8 compiler');
+  const results = [];
+  const noisy = [];
+  for (const size of SIZES) {
+    const raw = {};
+    for (const [name] of COUNTED) {
+      bench.progress(`${size} headers: ${name} under callgrind ...`);
+      raw[name] = perHead(name, size);
+    }
+    bench.progressDone();
+    const row = { headers: size, base: raw.base.perHead, baseVarying: raw['base-varying'].perHead, variants: {} };
+    const net = (name, varying) => raw[name].perHead - (varying ? row.baseVarying : row.base);
+    const stock = net('stock', false);
+    for (const [name, , varying] of VARIANTS) {
+      const v = net(name, varying);
+      row.variants[name] = { instructions: v, speedup: stock / v, compiler: raw[name].compiler };
+      if (raw[name].compiler > 0.01) noisy.push(`${name} at ${size} headers (${(raw[name].compiler * 100).toFixed(1)}%)`);
+      console.log(`${String(size).padStart(7)} | ${name.padEnd(7)} | ${Math.round(v).toLocaleString('en-US').padStart(10)} | ` +
+        `${(name === 'stock' ? '' : `${(stock / v).toFixed(2)}x`).padStart(8)} | ${(raw[name].compiler * 100).toFixed(1)}%`);
+    }
+    results.push(row);
+  }
+  if (noisy.length > 0) {
+    console.log(`warning: V8's optimising compiler ran more than 1% of the counted instructions in ${noisy.join(', ')}: ` +
+      'warm up longer (--warm).');
+  }
+  writeJson({ node: version, instr: true, warm: args.warm, counted: args.counted, results });
+}
+
+if (args.child) {
+  countOne(args.child);
+} else if (args.instr) {
+  countAll().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+} else {
+  timeAll();
 }
