@@ -63,16 +63,29 @@ int ow_is_ascii(const char *p, size_t n) {
   return 1;
 }
 
-/* Every byte of s in the class: no branch per byte, the bits of all
- * bytes' classes are ANDed and tested once. */
-static int all_in_at(const unsigned char *p, size_t from, size_t to, unsigned char mask) {
+/* Every byte of p[0, n) in the class: no branch per byte, the classes of
+ * eight bytes at a time are ANDed and the mask tested once.  The last
+ * eight bytes of a span of eight or more are taken as one more word, which
+ * may overlap the one before: a byte looked at twice changes nothing. */
+static unsigned char word_class(const unsigned char *p) {
+  unsigned char a = cls[p[0]] & cls[p[1]] & cls[p[2]] & cls[p[3]];
+  unsigned char b = cls[p[4]] & cls[p[5]] & cls[p[6]] & cls[p[7]];
+  return a & b;
+}
+
+static int all_in_n(const unsigned char *p, size_t n, unsigned char mask) {
   unsigned char m = mask;
-  for (size_t i = from; i < to; i++) m &= cls[p[i]];
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 < n; i += 8) m &= word_class(p + i);
+    m &= word_class(p + n - 8);
+  } else {
+    for (size_t i = 0; i < n; i++) m &= cls[p[i]];
+  }
   return m == mask;
 }
 
 static int all_in(ow_slice s, unsigned char mask) {
-  return all_in_at((const unsigned char *)s.ptr, 0, s.len, mask);
+  return all_in_n((const unsigned char *)s.ptr, s.len, mask);
 }
 
 /* Eight bytes at a time: a word whose bytes are all in 0x20..0x7e (the
@@ -86,16 +99,20 @@ static int word_printable(uint64_t w) {
   return (below | above) == 0;
 }
 
+static int value_word(const unsigned char *p) {
+  uint64_t w;
+  memcpy(&w, p, sizeof w);
+  return word_printable(w) || (word_class(p) & C_VALUE) != 0;
+}
+
+/* Every byte of s a value character (as all_in(s, C_VALUE)), by words. */
 static int is_value(ow_slice s) {
   const unsigned char *p = (const unsigned char *)s.ptr;
-  size_t i = 0;
-  for (; i + 8 <= s.len; i += 8) {
-    uint64_t w;
-    memcpy(&w, p + i, sizeof w);
-    if (!word_printable(w) && !all_in_at(p, i, i + 8, C_VALUE)) return 0;
+  if (s.len < 8) return all_in(s, C_VALUE);
+  for (size_t i = 0; i + 8 < s.len; i += 8) {
+    if (!value_word(p + i)) return 0;
   }
-  /* The tail, by index: s.ptr may be NULL when s.len is 0. */
-  return all_in_at(p, i, s.len, C_VALUE);
+  return value_word(p + s.len - 8);
 }
 
 static unsigned char lower(unsigned char c) {
@@ -356,6 +373,43 @@ static char *put(char *d, const char *s, size_t n) {
   return d + n;
 }
 
+/* The same for a length known only at run time: from 4 to 32 bytes (a
+ * usual header name or value) by two overlapping moves of the first and
+ * the last bytes, each of a fixed size, which the compiler makes plain
+ * loads and stores rather than a call; every byte read is in s[0, n) and
+ * every byte written in d[0, n). */
+typedef struct w16 {
+  uint64_t a, b;
+} w16;
+
+static char *put_var(char *d, const char *s, size_t n) {
+  if (n >= 16 && n <= 32) {
+    w16 x, y;
+    memcpy(&x, s, 16);
+    memcpy(&y, s + n - 16, 16);
+    memcpy(d, &x, 16);
+    memcpy(d + n - 16, &y, 16);
+    return d + n;
+  }
+  if (n >= 8 && n < 16) {
+    uint64_t x, y;
+    memcpy(&x, s, 8);
+    memcpy(&y, s + n - 8, 8);
+    memcpy(d, &x, 8);
+    memcpy(d + n - 8, &y, 8);
+    return d + n;
+  }
+  if (n >= 4 && n < 8) {
+    uint32_t x, y;
+    memcpy(&x, s, 4);
+    memcpy(&y, s + n - 4, 4);
+    memcpy(d, &x, 4);
+    memcpy(d + n - 4, &y, 4);
+    return d + n;
+  }
+  return put(d, s, n);
+}
+
 size_t ow_head_write(const ow_head_in *in, const ow_plan *plan, char *dst, size_t cap) {
   if (dst == NULL || cap < plan->head_len) return 0;
   char *d = dst;
@@ -369,16 +423,16 @@ size_t ow_head_write(const ow_head_in *in, const ow_plan *plan, char *dst, size_
     d[2] = (char)('0' + in->status % 10);
     d[3] = ' ';
     d += 4;
-    d = put(d, in->reason.ptr, in->reason.len);
+    d = put_var(d, in->reason.ptr, in->reason.len);
     d = put(d, LIT("\r\n"));
   }
 
   for (size_t i = 0; i < in->nfields; i++) {
     ow_slice name = in->fields[2 * i];
     ow_slice value = in->fields[2 * i + 1];
-    d = put(d, name.ptr, name.len);
+    d = put_var(d, name.ptr, name.len);
     d = put(d, LIT(": "));
-    d = put(d, value.ptr, value.len);
+    d = put_var(d, value.ptr, value.len);
     d = put(d, LIT("\r\n"));
   }
 

@@ -276,6 +276,25 @@ static void test_validation(void) {
       EXPECT(valid ? rc == OW_OK : rc != OW_OK);
     }
   }
+  /* Names and values of every length to 40 (the byte classes are read a
+   * word at a time, the last word overlapping the one before): one bad
+   * byte at every position is found, and a good one passes. */
+  for (size_t len = 1; len <= 40; len++) {
+    char good[40];
+    memset(good, 'x', sizeof good);
+    for (size_t at = 0; at <= len; at++) {
+      char bad[40];
+      memcpy(bad, good, sizeof bad);
+      if (at < len) bad[at] = at % 2 ? ':' : '\x01'; /* neither a token nor (0x01) a value byte */
+      f[0] = (ow_slice){ bad, len };
+      f[1] = SL("v");
+      EXPECT(ow_head_plan(&in, &plan) == (at < len ? OW_BAIL_NAME : OW_OK));
+      if (at < len) bad[at] = '\x01';
+      f[0] = SL("X");
+      f[1] = (ow_slice){ bad, len };
+      EXPECT(ow_head_plan(&in, &plan) == (at < len ? OW_BAIL_VALUE : OW_OK));
+    }
+  }
   /* An empty value given as a NULL slice: valid, and no pointer
    * arithmetic on NULL (the fuzzer's first find, under UBSan). */
   f[0] = SL("X");
@@ -293,6 +312,36 @@ static void test_validation(void) {
   EXPECT(ow_head_plan(&in, &plan) == OW_OK);
   f[1] = SL("\xe9");
   EXPECT(ow_head_plan(&in, &plan) == OW_BAIL_NON_ASCII);
+}
+
+/* Names and values of every length to 40, rendered exactly: the copy of a
+ * part takes words from its start and its end, which overlap for most
+ * lengths (render() gives a buffer of exactly the head's size, so that a
+ * byte written past it is seen by AddressSanitizer). */
+static void test_lengths(void) {
+  char name[41], value[41], want[256];
+  ow_slice f[2];
+  for (size_t n = 1; n <= 40; n++) {
+    for (size_t i = 0; i < n; i++) name[i] = (char)('a' + i % 26);
+    for (size_t v = 0; v <= 40; v++) {
+      for (size_t i = 0; i < v; i++) value[i] = (char)('A' + (i * 7) % 26);
+      ow_head_in in = base();
+      in.state &= ~(uint32_t)(OW_SEND_DATE | OW_CHUNKED_DEFAULT);
+      in.fields = f;
+      in.nfields = 1;
+      f[0] = (ow_slice){ name, n };
+      f[1] = (ow_slice){ value, v };
+      snprintf(want, sizeof want, "HTTP/1.1 200 OK\r\n%.*s: %.*s\r\nConnection: close\r\n\r\n",
+               (int)n, name, (int)v, value);
+      check_head(&in, want, OW_LAST, 0);
+      /* The same as a reason phrase of the status line made here. */
+      in.first_line = (ow_slice){ NULL, 0 };
+      in.reason = (ow_slice){ value, v };
+      in.nfields = 0;
+      snprintf(want, sizeof want, "HTTP/1.1 200 %.*s\r\nConnection: close\r\n\r\n", (int)v, value);
+      check_head(&in, want, OW_LAST, 0);
+    }
+  }
 }
 
 static void test_write_capacity(void) {
@@ -340,6 +389,7 @@ int main(void) {
   test_connection_rules();
   test_framing();
   test_validation();
+  test_lengths();
   test_write_capacity();
   test_numbers();
   if (failures) {
