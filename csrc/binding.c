@@ -10,12 +10,12 @@
  *    SharedArrayBuffer that JavaScript made and handed over once with
  *    attach(): a SharedArrayBuffer cannot be detached, so the pointer kept
  *    here stays good for the life of this instance);
- *  - this code reads the string once as UTF-16 (any code unit >= 0x80 is
- *    seen: the head then goes to Node), with room for one unit more than
- *    it was told, so that a string longer than the lengths is seen too;
- *    cuts it by the lengths, which must add up to it exactly; lets head.c
- *    check and size everything, writes the head into a buffer it keeps, and
- *    returns a latin1 string;
+ *  - this code reads the string once into bytes, making sure that every
+ *    code unit is below 0x80 (any other: the head goes to Node) and that
+ *    the string is exactly as long as it was told (read_text); cuts it by
+ *    the lengths, which must add up to it exactly; lets head.c check and
+ *    size everything, writes the head into a buffer it keeps, and returns a
+ *    latin1 string;
  *  - the Date value and the Keep-Alive line change at most once a second
  *    and are pushed here only when they do.
  *
@@ -150,11 +150,24 @@ static unsigned narrow(const char16_t *restrict u, char *restrict p, size_t len)
 
 /*
  * Read `value`, a string that must be exactly `len` UTF-16 code units long,
- * into a->text as bytes: room for one unit more shows a longer string.
- * Returns OW_OK, OW_BAIL_NON_ASCII when a code unit is >= 0x80, or another
- * bail.
+ * into a->text as bytes.  Returns OW_OK, OW_BAIL_NON_ASCII when a code unit
+ * is >= 0x80, or another bail.
+ *
+ * A short text is read as UTF-16, with room for one unit more (a longer
+ * string fills it), and narrowed.  A long one costs less read as bytes:
+ * its UTF-8 length first (V8 flattens the text and counts it; SIMD on
+ * Node 22+), then its latin1 bytes, with room for one more.  The two
+ * answers together prove it ASCII: a UTF-16 string's UTF-8 length is at
+ * least its own, and more by at least one for every code unit >= 0x80 (a
+ * lone surrogate is three bytes), so a UTF-8 length of `len` and exactly
+ * `len` units read leave none.  Any other text takes the UTF-16 read,
+ * which says why it is refused.  Where the two ways cross over was
+ * measured (npm run bench:head -- --instr, native): below it the second
+ * call into V8 costs more than the narrowing it saves.
  */
-static int read_text(napi_env env, addon *a, napi_value value, size_t len) {
+#define READ_BYTES_MIN 512
+
+static int read_text_wide(napi_env env, addon *a, napi_value value, size_t len) {
   size_t got = 0;
   if (len > (SIZE_MAX - 4) / 2) return OW_BAIL_TOO_LARGE;
   char16_t *u = (char16_t *)(void *)reserve(&a->wide, 2 * (len + 2));
@@ -163,6 +176,19 @@ static int read_text(napi_env env, addon *a, napi_value value, size_t len) {
   if (napi_get_value_string_utf16(env, value, u, len + 2, &got) != napi_ok || got != len)
     return OW_BAIL_SHAPE;
   return narrow(u, p, len) >= 0x80 ? OW_BAIL_NON_ASCII : OW_OK;
+}
+
+static int read_text(napi_env env, addon *a, napi_value value, size_t len) {
+  size_t utf8 = 0, got = 0;
+  if (len < READ_BYTES_MIN) return read_text_wide(env, a, value, len);
+  if (len > SIZE_MAX - 4) return OW_BAIL_TOO_LARGE;
+  if (napi_get_value_string_utf8(env, value, NULL, 0, &utf8) != napi_ok) return OW_BAIL_SHAPE;
+  if (utf8 != len) return read_text_wide(env, a, value, len);
+  char *p = reserve(&a->text, len + 2);
+  if (p == NULL) return OW_BAIL_TOO_LARGE;
+  if (napi_get_value_string_latin1(env, value, p, len + 2, &got) != napi_ok || got != len)
+    return OW_BAIL_SHAPE;
+  return OW_OK;
 }
 
 /* One head to render: the input for head.c and its plan. */

@@ -78,28 +78,48 @@ t.test('arguments of the wrong kind are declined, not thrown', async (t) => {
   t.equal(binding.setKeepAlive(), undefined);
 });
 
-t.test('a text longer than the lengths told is seen, not cut', async (t) => {
-  const parts = ['OK', 'X-A', 'a value'];
-  t.match(render(parts), /X-A: a value\r\n/);
-  // Lengths adding up to less than the text: the glue must not render a
-  // head cut short (say 'X-A: a va') or split elsewhere.
-  t.equal(render(parts, { lengths: [2, 3, 4] }), undefined);
-  t.equal(reason(), 'head shape');
-  t.equal(render(parts, { lengths: [2, 3, 10] }), undefined, 'more than the text');
-  t.equal(render(parts, { lengths: [2, -1, 8] }), undefined, 'a negative length');
-  // The same sum cut elsewhere is no head either: 'OKX-A' / 'a v' / 'alue'
-  // (a name with a space) is refused by the builder's own checks.
-  t.equal(render(parts, { lengths: [5, 3, 4] }), undefined, 'the same sum, other cuts');
-});
+// The glue reads a text of fewer than 512 code units as UTF-16 and a longer
+// one as bytes (csrc/binding.c, read_text): every check below is made on a
+// short text and on one padded past that.
+const LONG = 'y'.repeat(600);
+const SIZES = [['a short text', ''], ['a long text', LONG]];
 
-t.test('characters beyond ASCII are declined, whatever their low byte', async (t) => {
-  // U+0141 would be 0x41 ('A') as latin1; U+0100 would be NUL.
-  for (const ch of ['\u0141', '\u0100', '\u00e9', '\ud83d\ude00', '\ud800']) {
-    t.equal(render(['OK', 'X-A', `v${ch}`]), undefined, JSON.stringify(ch));
-    t.equal(reason(), 'non-ascii head');
-    t.equal(render([`O${ch}K`]), undefined);
-  }
-});
+for (const [size, pad] of SIZES) {
+  t.test(`${size}: longer than the lengths told is seen, not cut`, async (t) => {
+    const value = `a value${pad}`;
+    const parts = ['OK', 'X-A', value];
+    t.equal(render(parts),
+      `HTTP/1.1 200 OK\r\nX-A: ${value}\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    // Lengths adding up to less than the text: the glue must not render a
+    // head cut short (say 'X-A: a va') or split elsewhere.
+    t.equal(render(parts, { lengths: [2, 3, value.length - 3] }), undefined);
+    t.equal(reason(), 'head shape');
+    t.equal(render(parts, { lengths: [2, 3, value.length - 1] }), undefined, 'one unit less');
+    t.equal(reason(), 'head shape');
+    t.equal(render(parts, { lengths: [2, 3, value.length + 3] }), undefined, 'more than the text');
+    t.equal(render(parts, { lengths: [2, -1, value.length + 1] }), undefined, 'a negative length');
+    // The same sum cut elsewhere is no head either: 'OKX-A' / 'a v' / 'alue'
+    // (a name with a space) is refused by the builder's own checks.
+    t.equal(render(parts, { lengths: [5, 3, value.length - 3] }), undefined, 'the same sum, other cuts');
+  });
+
+  t.test(`${size}: characters beyond ASCII are declined, whatever their low byte`, async (t) => {
+    // U+0141 would be 0x41 ('A') as latin1; U+0100 would be NUL.
+    for (const ch of ['\u0141', '\u0100', '\u00e9', '\ud83d\ude00', '\ud800', '\udc00\ud800']) {
+      t.equal(render(['OK', 'X-A', `v${pad}${ch}`]), undefined, JSON.stringify(ch));
+      t.equal(reason(), 'non-ascii head');
+      t.equal(render(['OK', 'X-A', `${ch}v${pad}`]), undefined, `${JSON.stringify(ch)} first`);
+      t.equal(reason(), 'non-ascii head');
+      t.equal(render([`O${ch}K${pad}`]), undefined);
+      // Told one unit less, with the character last, beyond what was told;
+      // and told the text's UTF-8 length, which is more than its own.
+      const text = `v${pad}${ch}`;
+      t.equal(render(['OK', 'X-A', text], { lengths: [2, 3, text.length - 1] }), undefined, 'past the lengths');
+      t.equal(render(['OK', 'X-A', text], { lengths: [2, 3, Buffer.byteLength(text)] }), undefined,
+        'told its UTF-8 length');
+    }
+  });
+}
 
 t.test('join() sees a head longer than told and a detached body', async (t) => {
   ints[S.S_TEXT_LEN] = 3;
