@@ -31,6 +31,9 @@
 // (and, for patched, the headers) is counted the same way and subtracted.  The table gives instructions per
 // head and each variant's speed-up over stock (stock's count divided by
 // the variant's); a count that includes V8's optimising compiler says so.
+// A count still moves by up to ~5 % from run to run (GC, the Date value
+// changing inside the block): --repeat counts every variant several times,
+// interleaved, and gives medians.
 //
 //   npm run bench:head -- --instr [--sizes=4,13,30] [--node=/path/to/node]
 
@@ -46,7 +49,7 @@ const callgrind = require('./lib/callgrind');
 
 const args = parseArgs(process.argv.slice(2), {
   rounds: 7, iterations: 200000, sizes: '0,4,13,30', json: '',
-  instr: false, warm: 100000, counted: 20000, node: process.execPath, child: '',
+  instr: false, warm: 100000, counted: 20000, repeat: 1, node: process.execPath, child: '',
 }, {
   script: __filename,
   help: {
@@ -57,6 +60,7 @@ const args = parseArgs(process.argv.slice(2), {
     instr: 'count instructions under callgrind instead of timing (needs valgrind)',
     warm: '--instr: heads rendered before counting',
     counted: '--instr: heads counted',
+    repeat: '--instr: counts of every variant, interleaved (the median is shown)',
     node: '--instr: the Node binary to measure',
     child: '(internal) the one count an --instr run makes: <variant>:<headers>',
   },
@@ -316,26 +320,39 @@ async function countAll() {
     process.exit(1);
   }
   console.log(`head builder (_storeHeader, writeHead object), Node ${version}: instructions per head under callgrind ` +
-    `(node --single-threaded; ${args.warm} heads warm-up, then ${args.counted} and ${2 * args.counted} counted: the difference; making the response subtracted)`);
+    `(node --single-threaded; ${args.warm} heads warm-up, then ${args.counted} and ${2 * args.counted} counted: the difference; ` +
+    `making the response subtracted${args.repeat > 1 ? `; median of ${args.repeat} interleaved rounds, ratio the median of theirs` : ''})`);
   console.log('headers | variant | instr/head | vs stock | V8 compiler');
   const results = [];
   const noisy = [];
   for (const size of SIZES) {
-    const raw = {};
-    for (const [name] of COUNTED) {
-      bench.progress(`${size} headers: ${name} under callgrind ...`);
-      raw[name] = perHead(name, size);
+    // Interleaved rounds of every count; each round's figures net of its
+    // own base counts.
+    const rounds = [];
+    for (let r = 0; r < args.repeat; r++) {
+      const raw = {};
+      for (const [name] of COUNTED) {
+        bench.progress(`${size} headers: ${name} (${r + 1}/${args.repeat}) under callgrind ...`);
+        raw[name] = perHead(name, size);
+      }
+      rounds.push(raw);
     }
     bench.progressDone();
-    const row = { headers: size, base: raw.base.perHead, baseVarying: raw['base-varying'].perHead, variants: {} };
-    const net = (name, varying) => raw[name].perHead - (varying ? row.baseVarying : row.base);
-    const stock = net('stock', false);
+    const net = (raw, name, varying) => raw[name].perHead - raw[varying ? 'base-varying' : 'base'].perHead;
+    const row = {
+      headers: size, base: median(rounds.map((raw) => raw.base.perHead)),
+      baseVarying: median(rounds.map((raw) => raw['base-varying'].perHead)), variants: {},
+    };
     for (const [name, , varying] of VARIANTS) {
-      const v = net(name, varying);
-      row.variants[name] = { instructions: v, speedup: stock / v, compiler: raw[name].compiler };
-      if (raw[name].compiler > 0.01) noisy.push(`${name} at ${size} headers (${(raw[name].compiler * 100).toFixed(1)}%)`);
+      const counts = rounds.map((raw) => net(raw, name, varying));
+      const ratios = rounds.map((raw) => net(raw, 'stock', false) / net(raw, name, varying));
+      const compiler = Math.max(...rounds.map((raw) => raw[name].compiler));
+      const v = median(counts);
+      row.variants[name] = { instructions: v, speedup: median(ratios), counts, ratios, compiler };
+      if (compiler > 0.01) noisy.push(`${name} at ${size} headers (${(compiler * 100).toFixed(1)}%)`);
+      const runs = counts.length > 1 ? `  (runs ${counts.map((c) => Math.round(c).toLocaleString('en-US')).join(', ')})` : '';
       console.log(`${String(size).padStart(7)} | ${name.padEnd(7)} | ${Math.round(v).toLocaleString('en-US').padStart(10)} | ` +
-        `${(name === 'stock' ? '' : `${(stock / v).toFixed(2)}x`).padStart(8)} | ${(raw[name].compiler * 100).toFixed(1)}%`);
+        `${(name === 'stock' ? '' : `${median(ratios).toFixed(2)}x`).padStart(8)} | ${(compiler * 100).toFixed(1)}%${runs}`);
     }
     results.push(row);
   }
@@ -343,7 +360,8 @@ async function countAll() {
     console.log(`warning: V8's optimising compiler ran more than 1% of the counted instructions in ${noisy.join(', ')}: ` +
       'warm up longer (--warm).');
   }
-  writeJson({ node: version, instr: true, warm: args.warm, counted: args.counted, results });
+  writeJson({ node: version, commit: bench.commit(), instr: true, warm: args.warm, counted: args.counted,
+    repeat: args.repeat, results });
 }
 
 if (args.child) {
