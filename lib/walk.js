@@ -104,21 +104,31 @@ function addPair(name, value) {
   return true;
 }
 
+// Whether a name of the right length starts with `c` or `C` (`t`, `T`),
+// before it is lowercased: no other code point lowercases to a string
+// starting with one (checked over all of Unicode on Node 20 and 26), and
+// toLowerCase() costs ~250 instructions a name, many of which have the
+// length of one of the three names below (X-Forwarded-Proto, ...).
+function startsWithC(name) {
+  return (name.charCodeAt(0) | 0x20) === 0x63;
+}
+
 function isContentDisposition(name) {
-  return name.length === 19 && name.toLowerCase() === 'content-disposition';
+  return name.length === 19 && startsWithC(name) && name.toLowerCase() === 'content-disposition';
 }
 
 // Node's test for chunked in a Transfer-Encoding value (common.chunkExpression,
 // the same on 20-26).
 const CHUNKED = /(?:^|\W)chunked(?:$|\W)/i;
 function isTransferEncoding(name) {
-  return name.length === 17 && name.toLowerCase() === 'transfer-encoding';
+  return name.length === 17 && (name.charCodeAt(0) | 0x20) === 0x74 &&
+    name.toLowerCase() === 'transfer-encoding';
 }
 
 // The common spellings without lowercasing.
 function isContentLength(name) {
   return name === 'Content-Length' || name === 'content-length' ||
-    (name.length === 14 && name.toLowerCase() === 'content-length');
+    (name.length === 14 && startsWithC(name) && name.toLowerCase() === 'content-length');
 }
 
 // A value Node turns into header text by plain concatenation with nothing

@@ -53,6 +53,14 @@ const HEADERS = [
   ['user content-length number', { 'Content-Length': 5 }],
   ['user transfer-encoding', { 'Transfer-Encoding': 'chunked' }],
   ['transfer-encoding gzip', { 'Transfer-Encoding': 'gzip' }],
+  // The names Node lowercases to tell, in other cases, and names of their
+  // lengths that are not they (lib/walk.js looks at the first character
+  // before it lowercases).
+  ['transfer-encoding upper case', { 'TRANSFER-ENCODING': 'chunked' }],
+  ['content-length mixed case', { 'CONTENT-length': '5' }],
+  ['content-length mixed case number', { 'cOnTeNt-LeNgTh': 5 }],
+  ['lengths of the special names, other names', { 'X-Forwarded-Proto': 'chunked', 'Accept-Charset': 7,
+    'X-Content-Disposed': 1, 'X-Forwarded-Protocol': 2 }],
   ['connection close', { Connection: 'close' }],
   ['connection keep-alive', { connection: 'keep-alive' }],
   ['user keep-alive', { 'Keep-Alive': 'timeout=10' }],
@@ -111,6 +119,8 @@ t.test('what the addon declines is rendered by Node, with the same bytes', async
     ['latin1 reason', 200, 'D\u00e9j\u00e0', undefined, {}],
     ['cookie joined', 200, undefined, { Cookie: ['a=1', 'b=2'] }, {}],
     ['content-disposition with length', 200, undefined, { 'Content-Disposition': 'attachment; filename="\u00e9.txt"' }, { contentLength: 4 }],
+    ['content-disposition number with length', 200, undefined, { 'CONTENT-DISPOSITION': 5 }, { contentLength: 4 }],
+    ['content-disposition number after a content-length', 200, undefined, { 'content-LENGTH': '4', 'Content-Disposition': 5 }, {}],
     ['status code as string', '204', undefined, undefined, {}],
     ['negative zero', 200, undefined, { 'X-Zero': -0 }, {}],
   ];

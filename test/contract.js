@@ -671,11 +671,14 @@ for (const [label, headers] of [['chunked', ['X-B', '1']], ['with a Content-Leng
 // differential test, seed 1368506096).  The head through Node's writeHead
 // (headers merged) and through onewrite's; statusCode an accessor that
 // returns what was set, or one that always says 200.
-for (const via of ['merged', 'writeHead']) {
+// The name in upper case too: lib/walk.js tells it from its first character
+// before lowercasing it.
+for (const via of ['merged', 'writeHead', 'writeHead upper case']) {
   for (const lies of [false, true]) {
     // (At 200 an accessor that always says 200 is the truthful one.)
     for (const code of lies ? [204, 304] : [204, 304, 200]) {
-      const label = `${via === 'merged' ? 'setHeader() + an array' : 'an object'}, status ${code}${lies ? ', statusCode reads 200' : ''}`;
+      const object = via === 'writeHead upper case' ? 'an object, TRANSFER-ENCODING' : 'an object';
+      const label = `${via === 'merged' ? 'setHeader() + an array' : object}, status ${code}${lies ? ', statusCode reads 200' : ''}`;
       t.test(`Transfer-Encoding chunked in the headers: ${label}`, async (t) => {
         check(t, await runPair({
           request: GET + CLOSE,
@@ -686,7 +689,8 @@ for (const via of ['merged', 'writeHead']) {
             const before = reads.n;
             attempt(log, 'writeHead', () => {
               if (via === 'merged') res.writeHead(code, []);
-              else res.writeHead(code, { 'Transfer-Encoding': 'chunked', 'X-A': '1' });
+              else if (via === 'writeHead') res.writeHead(code, { 'Transfer-Encoding': 'chunked', 'X-A': '1' });
+              else res.writeHead(code, { 'TRANSFER-ENCODING': 'chunked', 'X-A': '1' });
             });
             log.push(['statusCode reads in the head', reads.n - before]);
             log.push(['state', res.shouldKeepAlive, res.chunkedEncoding, res._last]);
