@@ -31,6 +31,15 @@
 //   node benchmark/instr.js --bench=simple,realistic --node=/path/to/node
 //   node benchmark/instr.js --repeat=3 --keep     (three interleaved runs, dumps kept)
 //   node benchmark/instr.js --bench=simple --drain --ceiling=false
+//   node benchmark/instr.js --bench=simple --ceiling=false --functions=25
+//
+// --functions=N says where the instructions go: each server runs with
+// node --perf-basic-prof, so that the JIT code callgrind knows only by
+// address is named from V8's perf map, and each function's own (exclusive)
+// instructions per request are listed: the N largest of each variant, then
+// the N largest differences between onewrite and stock, and between
+// onewrite and the floor (what onewrite still spends above it).  The
+// listing goes into the raw results too.
 //
 // Needs valgrind (callgrind, callgrind_control, callgrind_annotate).
 // Raw results: <out>/instr-node<version>-<time>.json.
@@ -49,6 +58,7 @@ const COMPILER_WARN = 0.03; // share of the count in V8's optimising compilers
 
 const opts = parseArgs(process.argv.slice(2), {
   bench: 'simple,realistic', n: 20000, warm: WARM, warmRuns: 2, c: 50, repeat: 1, floor: true, drain: false, ceiling: true, keep: false,
+  functions: 0,
   type: 'bytes', len: 4, chunks: 1, chunkedEnc: 0, writeLen: 0,
   node: process.execPath, out: path.join(__dirname, 'results'),
 }, {
@@ -66,6 +76,7 @@ const opts = parseArgs(process.argv.slice(2), {
     drain: 'count the drain probe (drain.js): drain-ticks, drain-none, floor-ticks (benchmark/README.md)',
     ceiling: 'count the raw net ceiling',
     keep: 'keep the callgrind dumps under <out>/callgrind-<time>/ (for callgrind_annotate)',
+    functions: 'with N > 0: each function\'s own instructions per request, JIT code named (node --perf-basic-prof): the N largest of each variant, and the N largest differences of onewrite from stock and from the floor',
     type: "simple's body type",
     len: "simple's body length",
     chunks: "simple's write() calls per body",
@@ -92,6 +103,7 @@ async function count(def, variant) {
   const how = variants.launch(def, variant);
   const server = await b.startServer({
     node: opts.node,
+    nodeFlags: opts.functions > 0 ? ['--perf-basic-prof'] : [],
     preload: how.preload,
     env: how.env,
     script: how.script,
@@ -108,10 +120,12 @@ async function count(def, variant) {
     cg.control(server.pid, '-d');
     let instructions = 0;
     let compiler = 0;
+    let functions = null;
     for (const f of cg.dumps(dir)) {
       const d = cg.readDump(f);
       instructions += d.instructions;
       compiler += d.compiler;
+      if (opts.functions > 0) functions = addUp(functions, cg.functions(f, server.pid, r.requests));
       if (opts.keep) {
         fs.mkdirSync(keepDir, { recursive: true });
         fs.copyFileSync(f, path.join(keepDir, `${def.name}-${variant}-${path.basename(f)}`));
@@ -130,13 +144,56 @@ async function count(def, variant) {
       withoutCompiler: (instructions - compiler) / r.requests,
       requests: r.requests,
       errors: r.errors,
+      ...(functions ? { functions: Object.fromEntries([...functions].filter(([, v]) => v >= 1)) } : {}),
     };
   } finally {
     const stderr = await server.stop();
     const said = /^floor: writes .*$/m.exec(stderr);
     if (said) floorRoute = said[0];
     fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(`/tmp/perf-${server.pid}.map`, { force: true });
   }
+}
+
+// Per-function counts of several dumps (threads) of one count, added.
+function addUp(into, more) {
+  if (into === null) return more;
+  for (const [k, v] of more) into.set(k, (into.get(k) || 0) + v);
+  return into;
+}
+
+// --functions: the run of a variant whose count is the median one, its
+// functions as a Map.
+function medianRun(xs) {
+  const sorted = xs.slice().sort((x, y) => x.perRequest - y.perRequest);
+  return new Map(Object.entries(sorted[(sorted.length - 1) >> 1].functions || {}));
+}
+
+// The N largest functions of each variant, then the N largest differences
+// of onewrite from stock and from the floor.
+function functionTables(names, results) {
+  const n = opts.functions;
+  const num0 = (x) => Math.round(x).toLocaleString('en-US').padStart(8);
+  const short = (name) => (name.length > 110 ? `${name.slice(0, 107)}...` : name);
+  const lines = [];
+  for (const name of names) {
+    const runs = results[name];
+    for (const v of Object.keys(runs)) {
+      lines.push(`\n${name}, ${v}: the ${n} functions with the most instructions of their own, per request`);
+      for (const [f, c] of [...medianRun(runs[v])].slice(0, n)) lines.push(`${num0(c)}  ${short(f)}`);
+    }
+    const ow = runs.onewrite && medianRun(runs.onewrite);
+    for (const other of ['stock', 'floor']) {
+      if (!ow || !runs[other]) continue;
+      const them = medianRun(runs[other]);
+      const keys = new Set([...ow.keys(), ...them.keys()]);
+      const diffs = [...keys].map((k) => [k, (ow.get(k) || 0) - (them.get(k) || 0), ow.get(k) || 0, them.get(k) || 0])
+        .sort((x, y) => Math.abs(y[1]) - Math.abs(x[1])).slice(0, n);
+      lines.push(`\n${name}: onewrite against ${other}, the ${n} largest differences per request (onewrite - ${other} | onewrite | ${other})`);
+      for (const [k, d, a, o] of diffs) lines.push(`${num0(d)} ${num0(a)} ${num0(o)}  ${short(k)}`);
+    }
+  }
+  return lines.join('\n');
 }
 
 const LABELS = { ceiling: 'ceiling (net)' };
@@ -201,6 +258,7 @@ async function main() {
   b.progressDone();
   const { text, polluted } = table(names, results, ceiling);
   console.log(text);
+  if (opts.functions > 0) console.log(functionTables(names, results));
   if (floorRoute) console.log(floorRoute);
   if (polluted.length > 0) {
     console.log(`warning: V8's optimising compiler ran more than ${pct(COMPILER_WARN)} of the counted instructions in ` +

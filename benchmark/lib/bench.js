@@ -19,10 +19,11 @@ const { hasTaskset, cores, SERVER_CPU, CLIENT_CPU, pinned, cpuSeconds } = requir
 const { median, fmt } = require('../../lib/compare/stats');
 
 // Start a server script that prints its port on its first stdout line.
-// `preload`: modules for -r; `env`: added to the environment; `wrap`
+// `nodeFlags`: Node's own options; `preload`: modules for -r; `env`: added
+// to the environment; `wrap`
 // (optional) puts another command in front (valgrind).
-function startServer({ node = process.execPath, preload = [], env = {}, script, args = [], wrap = [], timeout = 120000 }) {
-  const nodeArgs = [...preload.flatMap((m) => ['-r', m]), script, ...args];
+function startServer({ node = process.execPath, nodeFlags = [], preload = [], env = {}, script, args = [], wrap = [], timeout = 120000 }) {
+  const nodeArgs = [...nodeFlags, ...preload.flatMap((m) => ['-r', m]), script, ...args];
   const [cmd, argv] = wrap.length > 0
     ? pinned(SERVER_CPU, wrap[0], [...wrap.slice(1), node, ...nodeArgs])
     : pinned(SERVER_CPU, node, nodeArgs);

@@ -62,4 +62,60 @@ function readDump(file) {
   return { instructions, compiler };
 }
 
-module.exports = { available, control, dumps, readDump };
+// The JIT code V8 wrote to /tmp/perf-<pid>.map (node --perf-basic-prof):
+// [start, size, name] sorted by start, or [] without one.
+function perfMap(pid) {
+  let text;
+  try {
+    text = fs.readFileSync(`/tmp/perf-${pid}.map`, 'utf8');
+  } catch {
+    return [];
+  }
+  const entries = [];
+  for (const line of text.split('\n')) {
+    const m = /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line);
+    if (m) entries.push([parseInt(m[1], 16), parseInt(m[2], 16), m[3]]);
+  }
+  return entries.sort((a, b) => a[0] - b[0]);
+}
+
+// The name of the JIT function at `address`, or null.
+function jitName(map, address) {
+  let lo = 0;
+  let hi = map.length - 1;
+  let best = null;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (map[mid][0] <= address) {
+      best = map[mid];
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return best && address < best[0] + best[1] ? best[2] : null;
+}
+
+// Each function's own (exclusive) instructions in a dump, divided by `per`:
+// a Map of name -> count, largest first.  JIT code, which callgrind knows
+// only by address, is named from the perf map of process `pid` (V8's
+// markers of the tier - '*', '~', '^', '+' - dropped, so that one function
+// compiled twice is one row; the source position kept).
+function functions(file, pid, per) {
+  const r = spawnSync('callgrind_annotate', ['--threshold=100', file], { encoding: 'utf8', maxBuffer: 256 << 20 });
+  if (r.status !== 0) throw new Error(`callgrind_annotate ${file} failed: ${r.stderr}`);
+  const map = perfMap(pid);
+  const out = new Map();
+  for (const line of r.stdout.split('\n')) {
+    const m = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$/.exec(line);
+    if (!m || m[2].startsWith('PROGRAM TOTALS')) continue;
+    let name = m[2].replace(/ \[[^\]]*\]$/, '').replace(/^\?\?\?:/, '');
+    const at = /^0x([0-9a-f]+)$/.exec(name);
+    if (at) name = jitName(map, parseInt(at[1], 16)) ?? `JIT code at ${name}`;
+    name = name.replace(/^JS:[*~^+]?/, '').replace(/^'/, '');
+    out.set(name, (out.get(name) || 0) + Number(m[1].replace(/,/g, '')) / per);
+  }
+  return new Map([...out].sort((a, b) => b[1] - a[1]));
+}
+
+module.exports = { available, control, dumps, readDump, functions };
