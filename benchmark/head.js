@@ -36,6 +36,7 @@
 // interleaved, and gives medians.
 //
 //   npm run bench:head -- --instr [--sizes=4,13,30] [--node=/path/to/node]
+//   npm run bench:head -- --instr --sizes=4 --functions=30     (where they go)
 
 const http = require('node:http');
 const os = require('node:os');
@@ -49,7 +50,7 @@ const callgrind = require('./lib/callgrind');
 
 const args = parseArgs(process.argv.slice(2), {
   rounds: 7, iterations: 200000, sizes: '0,4,13,30', json: '',
-  instr: false, warm: 100000, counted: 20000, repeat: 1, node: process.execPath, child: '',
+  instr: false, warm: 100000, counted: 20000, repeat: 1, functions: 0, node: process.execPath, child: '',
 }, {
   script: __filename,
   help: {
@@ -61,6 +62,7 @@ const args = parseArgs(process.argv.slice(2), {
     warm: '--instr: heads rendered before counting',
     counted: '--instr: heads counted',
     repeat: '--instr: counts of every variant, interleaved (the median is shown)',
+    functions: '--instr: with N > 0, the N functions with the most instructions of their own per head, for stock and native, making the response subtracted (node --perf-basic-prof names the JIT code)',
     node: '--instr: the Node binary to measure',
     child: '(internal) the one count an --instr run makes: <variant>:<headers>',
   },
@@ -277,22 +279,34 @@ function countOne(what) {
 }
 
 // The instructions (all of the process's, in the counted block) and those
-// of V8's optimising compiler, for `counted` heads.
+// of V8's optimising compiler, for `counted` heads; with --functions, each
+// function's own.
 function count(name, size, counted) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'onewrite-head-'));
+  let pid = 0;
   try {
     const r = spawnSync('valgrind', ['--tool=callgrind', '--instr-atstart=no',
       `--callgrind-out-file=${dir}/cg.%p`, args.node, '--single-threaded', '--max-semi-space-size=64',
+      ...(args.functions > 0 ? ['--perf-basic-prof'] : []),
       __filename, `--child=${name}:${size}`, `--warm=${args.warm}`, `--counted=${counted}`],
     { encoding: 'utf8', maxBuffer: 64 << 20 });
+    pid = r.pid;
     const dumps = callgrind.dumps(dir);
     if (r.status !== 0 || dumps.length !== 1) {
       throw new Error(`the count of ${name} at ${size} headers failed (${r.status}): ${r.stderr.slice(-2000)}`);
     }
-    return callgrind.readDump(dumps[0]);
+    return { ...callgrind.readDump(dumps[0]), functions: args.functions > 0 ? callgrind.functions(dumps[0], pid, 1) : null };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
+    if (pid) fs.rmSync(`/tmp/perf-${pid}.map`, { force: true });
   }
+}
+
+// a - b, function by function, divided by n.
+function minus(a, b, n) {
+  const out = new Map();
+  for (const k of new Set([...a.keys(), ...b.keys()])) out.set(k, ((a.get(k) || 0) - (b.get(k) || 0)) / n);
+  return out;
 }
 
 // Instructions per head: the counted block holds, besides the heads, the
@@ -304,7 +318,21 @@ function perHead(name, size) {
   const one = count(name, size, n);
   const two = count(name, size, 2 * n);
   const instructions = two.instructions - one.instructions;
-  return { perHead: instructions / n, compiler: Math.max(0, two.compiler - one.compiler) / instructions };
+  return {
+    perHead: instructions / n,
+    compiler: Math.max(0, two.compiler - one.compiler) / instructions,
+    functions: one.functions && minus(two.functions, one.functions, n),
+  };
+}
+
+// --functions: the largest functions of `name` less those of the base
+// count, for the first round.
+function functionLines(raw, name, varying, size) {
+  const base = raw[varying ? 'base-varying' : 'base'].functions;
+  const diff = [...minus(raw[name].functions, base, 1)].sort((x, y) => y[1] - x[1]).slice(0, args.functions);
+  const lines = [`\n${size} headers, ${name}: the ${args.functions} functions with the most instructions of their own per head (making the response subtracted)`];
+  for (const [f, v] of diff) lines.push(`${Math.round(v).toLocaleString('en-US').padStart(8)}  ${f.length > 110 ? `${f.slice(0, 107)}...` : f}`);
+  return lines;
 }
 
 async function countAll() {
@@ -355,6 +383,12 @@ async function countAll() {
         `${(name === 'stock' ? '' : `${median(ratios).toFixed(2)}x`).padStart(8)} | ${(compiler * 100).toFixed(1)}%${runs}`);
     }
     results.push(row);
+    if (args.functions > 0) {
+      const lines = [...functionLines(rounds[0], 'stock', false, size), ...functionLines(rounds[0], 'native', false, size)];
+      console.log(lines.join('\n'));
+      row.functions = Object.fromEntries(['stock', 'native'].map((name) =>
+        [name, Object.fromEntries([...minus(rounds[0][name].functions, rounds[0].base.functions, 1)].filter(([, v]) => Math.abs(v) >= 1))]));
+    }
   }
   if (noisy.length > 0) {
     console.log(`warning: V8's optimising compiler ran more than 1% of the counted instructions in ${noisy.join(', ')}: ` +
