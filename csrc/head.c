@@ -374,39 +374,25 @@ static char *put(char *d, const char *s, size_t n) {
 }
 
 /* The same for a length known only at run time: from 4 to 32 bytes (a
- * usual header name or value) by two overlapping moves of the first and
- * the last bytes, each of a fixed size, which the compiler makes plain
- * loads and stores rather than a call; every byte read is in s[0, n) and
- * every byte written in d[0, n). */
-typedef struct w16 {
-  uint64_t a, b;
-} w16;
+ * usual header name or value) by two overlapping moves of k bytes, the
+ * first k and the last k, with k a constant in each call, which the
+ * compiler makes plain loads and stores rather than a call (both loads
+ * first: the compiler cannot know that d and s never overlap).  Every
+ * byte read is in s[0, n) and every byte written in d[0, n) (k <= n <=
+ * 2k); the two moves write the same bytes where they overlap. */
+static inline char *put_ends(char *d, const char *s, size_t n, size_t k) {
+  char first[16], last[16];
+  memcpy(first, s, k);
+  memcpy(last, s + n - k, k);
+  memcpy(d, first, k);
+  memcpy(d + n - k, last, k);
+  return d + n;
+}
 
-static char *put_var(char *d, const char *s, size_t n) {
-  if (n >= 16 && n <= 32) {
-    w16 x, y;
-    memcpy(&x, s, 16);
-    memcpy(&y, s + n - 16, 16);
-    memcpy(d, &x, 16);
-    memcpy(d + n - 16, &y, 16);
-    return d + n;
-  }
-  if (n >= 8 && n < 16) {
-    uint64_t x, y;
-    memcpy(&x, s, 8);
-    memcpy(&y, s + n - 8, 8);
-    memcpy(d, &x, 8);
-    memcpy(d + n - 8, &y, 8);
-    return d + n;
-  }
-  if (n >= 4 && n < 8) {
-    uint32_t x, y;
-    memcpy(&x, s, 4);
-    memcpy(&y, s + n - 4, 4);
-    memcpy(d, &x, 4);
-    memcpy(d + n - 4, &y, 4);
-    return d + n;
-  }
+static inline char *put_var(char *d, const char *s, size_t n) {
+  if (n >= 16 && n <= 32) return put_ends(d, s, n, 16);
+  if (n >= 8 && n < 16) return put_ends(d, s, n, 8);
+  if (n >= 4 && n < 8) return put_ends(d, s, n, 4);
   return put(d, s, n);
 }
 
