@@ -104,31 +104,33 @@ function addPair(name, value) {
   return true;
 }
 
-// Whether a name of the right length starts with `c` or `C` (`t`, `T`),
-// before it is lowercased: no other code point lowercases to a string
-// starting with one (checked over all of Unicode on Node 20 and 26), and
-// toLowerCase() costs ~250 instructions a name, many of which have the
-// length of one of the three names below (X-Forwarded-Proto, ...).
-function startsWithC(name) {
-  return (name.charCodeAt(0) | 0x20) === 0x63;
+// Whether a name of the right length starts with the ASCII letter
+// `lower` (a char code, lower case) in either case, before it is
+// lowercased: for `c` and `t` no other code point lowercases to a string
+// starting with one (checked over all of Unicode on Node 20, 22, 24 and
+// 26), and toLowerCase() costs ~250 instructions a name, many of which
+// have the length of one of the three names below (X-Forwarded-Proto, ...).
+function startsWithLetter(name, lower) {
+  return (name.charCodeAt(0) | 0x20) === lower;
 }
+const CHAR_C = 0x63; // c
+const CHAR_T = 0x74; // t
 
 function isContentDisposition(name) {
-  return name.length === 19 && startsWithC(name) && name.toLowerCase() === 'content-disposition';
+  return name.length === 19 && startsWithLetter(name, CHAR_C) && name.toLowerCase() === 'content-disposition';
 }
 
 // Node's test for chunked in a Transfer-Encoding value (common.chunkExpression,
 // the same on 20-26).
 const CHUNKED = /(?:^|\W)chunked(?:$|\W)/i;
 function isTransferEncoding(name) {
-  return name.length === 17 && (name.charCodeAt(0) | 0x20) === 0x74 &&
-    name.toLowerCase() === 'transfer-encoding';
+  return name.length === 17 && startsWithLetter(name, CHAR_T) && name.toLowerCase() === 'transfer-encoding';
 }
 
 // The common spellings without lowercasing.
 function isContentLength(name) {
   return name === 'Content-Length' || name === 'content-length' ||
-    (name.length === 14 && startsWithC(name) && name.toLowerCase() === 'content-length');
+    (name.length === 14 && startsWithLetter(name, CHAR_C) && name.toLowerCase() === 'content-length');
 }
 
 // A value Node turns into header text by plain concatenation with nothing
