@@ -302,13 +302,6 @@ function count(name, size, counted) {
   }
 }
 
-// a - b, function by function, divided by n.
-function minus(a, b, n) {
-  const out = new Map();
-  for (const k of new Set([...a.keys(), ...b.keys()])) out.set(k, ((a.get(k) || 0) - (b.get(k) || 0)) / n);
-  return out;
-}
-
 // Instructions per head: the counted block holds, besides the heads, the
 // work of switching counting on (the end of a child process, whose code
 // V8 compiles then), the same whatever the variant; counting --counted
@@ -321,7 +314,7 @@ function perHead(name, size) {
   return {
     perHead: instructions / n,
     compiler: Math.max(0, two.compiler - one.compiler) / instructions,
-    functions: one.functions && minus(two.functions, one.functions, n),
+    functions: one.functions && callgrind.minus(two.functions, one.functions, n),
   };
 }
 
@@ -329,9 +322,9 @@ function perHead(name, size) {
 // count, for the first round.
 function functionLines(raw, name, varying, size) {
   const base = raw[varying ? 'base-varying' : 'base'].functions;
-  const diff = [...minus(raw[name].functions, base, 1)].sort((x, y) => y[1] - x[1]).slice(0, args.functions);
+  const diff = [...callgrind.minus(raw[name].functions, base)].sort((x, y) => y[1] - x[1]).slice(0, args.functions);
   const lines = [`\n${size} headers, ${name}: the ${args.functions} functions with the most instructions of their own per head (making the response subtracted)`];
-  for (const [f, v] of diff) lines.push(`${Math.round(v).toLocaleString('en-US').padStart(8)}  ${f.length > 110 ? `${f.slice(0, 107)}...` : f}`);
+  for (const [f, v] of diff) lines.push(`${Math.round(v).toLocaleString('en-US').padStart(8)}  ${callgrind.shortName(f)}`);
   return lines;
 }
 
@@ -387,7 +380,7 @@ async function countAll() {
       const lines = [...functionLines(rounds[0], 'stock', false, size), ...functionLines(rounds[0], 'native', false, size)];
       console.log(lines.join('\n'));
       row.functions = Object.fromEntries(['stock', 'native'].map((name) =>
-        [name, Object.fromEntries([...minus(rounds[0][name].functions, rounds[0].base.functions, 1)].filter(([, v]) => Math.abs(v) >= 1))]));
+        [name, Object.fromEntries([...callgrind.minus(rounds[0][name].functions, rounds[0].base.functions)].filter(([, v]) => Math.abs(v) >= 1))]));
     }
   }
   if (noisy.length > 0) {

@@ -174,23 +174,21 @@ function medianRun(xs) {
 function functionTables(names, results) {
   const n = opts.functions;
   const num0 = (x) => Math.round(x).toLocaleString('en-US').padStart(8);
-  const short = (name) => (name.length > 110 ? `${name.slice(0, 107)}...` : name);
   const lines = [];
   for (const name of names) {
     const runs = results[name];
     for (const v of Object.keys(runs)) {
       lines.push(`\n${name}, ${v}: the ${n} functions with the most instructions of their own, per request`);
-      for (const [f, c] of [...medianRun(runs[v])].slice(0, n)) lines.push(`${num0(c)}  ${short(f)}`);
+      for (const [f, c] of [...medianRun(runs[v])].slice(0, n)) lines.push(`${num0(c)}  ${cg.shortName(f)}`);
     }
     const ow = runs.onewrite && medianRun(runs.onewrite);
     for (const other of ['stock', 'floor']) {
       if (!ow || !runs[other]) continue;
       const them = medianRun(runs[other]);
-      const keys = new Set([...ow.keys(), ...them.keys()]);
-      const diffs = [...keys].map((k) => [k, (ow.get(k) || 0) - (them.get(k) || 0), ow.get(k) || 0, them.get(k) || 0])
+      const diffs = [...cg.minus(ow, them)].map(([k, d]) => [k, d, ow.get(k) || 0, them.get(k) || 0])
         .sort((x, y) => Math.abs(y[1]) - Math.abs(x[1])).slice(0, n);
       lines.push(`\n${name}: onewrite against ${other}, the ${n} largest differences per request (onewrite - ${other} | onewrite | ${other})`);
-      for (const [k, d, a, o] of diffs) lines.push(`${num0(d)} ${num0(a)} ${num0(o)}  ${short(k)}`);
+      for (const [k, d, a, o] of diffs) lines.push(`${num0(d)} ${num0(a)} ${num0(o)}  ${cg.shortName(k)}`);
     }
   }
   return lines.join('\n');

@@ -118,4 +118,16 @@ function functions(file, pid, per) {
   return new Map([...out].sort((a, b) => b[1] - a[1]));
 }
 
-module.exports = { available, control, dumps, readDump, functions };
+// a - b, function by function (Maps of name -> count), divided by `per`.
+function minus(a, b, per = 1) {
+  const out = new Map();
+  for (const k of new Set([...a.keys(), ...b.keys()])) out.set(k, ((a.get(k) || 0) - (b.get(k) || 0)) / per);
+  return out;
+}
+
+// A function's name cut for a listing.
+function shortName(name) {
+  return name.length > 110 ? `${name.slice(0, 107)}...` : name;
+}
+
+module.exports = { available, control, dumps, readDump, functions, minus, shortName };
