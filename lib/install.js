@@ -14,32 +14,54 @@
 
 const http = require('node:http');
 const native = require('./native');
+const platforms = require('./platforms');
 const internals = require('./internals');
 const stats = require('./stats');
 
 // Why the fast paths cannot run here, or null.  Checked once, at load.
-function whyUnavailable({ disable, version, tested, binding, error, missing }) {
+function whyUnavailable({ disable, runtime = 'Node', version, tested, binding, error, missing }) {
   if (disable === '1') return 'disabled by ONEWRITE_DISABLE=1';
+  if (!runtime.startsWith('Node')) {
+    return missing.length > 0
+      ? `${runtime} is not Node.js: it lacks what onewrite relies on: ${missing.join(', ')}`
+      : `${runtime} is not Node.js, the only runtime onewrite is tested on`;
+  }
   const major = Number(String(version).split('.')[0]);
   if (!tested.includes(major)) {
     return `Node ${version} is not a tested version (tested: ${tested.join(', ')})`;
   }
+  if (missing.length > 0) return `this Node lacks what onewrite relies on: ${missing.join(', ')}`;
   if (!binding) {
     return 'the native addon could not be loaded: ' +
       (error && error.message ? error.message.split('\n')[0] : 'unknown error');
   }
-  if (missing.length > 0) return `this Node lacks what onewrite relies on: ${missing.join(', ')}`;
   return null;
 }
 
-const reason = whyUnavailable({
+// What would turn the fast paths on, for the reason above, or null where
+// nothing is to be done (asked to be off; another runtime).
+function remedyFor({ reason, version, tested, binding, remedy }) {
+  if (reason === null || reason.startsWith('disabled by') || reason.includes('is not Node.js')) return null;
+  if (reason.includes('is not a tested version')) {
+    return `run the app on Node ${tested.join(', ').replace(/, (\d+)$/, ' or $1')}, ` +
+      `or a release of onewrite that lists Node ${String(version).split('.')[0]}`;
+  }
+  if (!binding && remedy) return remedy;
+  return `report it, with the Node version and this message: ${BUGS}`;
+}
+
+const BUGS = require('../package.json').bugs.url;
+const facts = {
   disable: process.env.ONEWRITE_DISABLE,
+  runtime: platforms.runtimeDescription(),
   version: process.versions.node,
   tested: internals.TESTED,
   binding: native.binding,
   error: native.error,
-  missing: internals.supported ? internals.missing() : [],
-});
+  missing: internals.supported || platforms.runtime() !== 'node' ? internals.missing() : [],
+};
+const reason = whyUnavailable(facts);
+const remedy = remedyFor({ ...facts, reason, remedy: native.remedy });
 const response = reason === null ? require('./response') : null;
 
 // Node's own function each fast method takes the place of, and the ones it
@@ -168,6 +190,8 @@ function status() {
     mode,
     available: reason === null,
     reason: reason !== null ? reason : mode === 'off' ? 'not installed' : null,
+    remedy,
+    binary: native.file,
     node: process.versions.node,
     tested: internals.TESTED.slice(),
     counters: stats.snapshot(),
@@ -183,7 +207,8 @@ function status() {
 function register() {
   if (process.env.ONEWRITE_DISABLE === '1') return false;
   if (install()) return true;
-  const message = `onewrite is not active: ${reason}; Node's own code serves every response`;
+  const message = `onewrite is not active: ${reason}; Node's own code serves every response` +
+    (remedy === null ? '' : `. To turn it on: ${remedy}`);
   if (process.env.ONEWRITE_STRICT === '1') {
     const err = new Error(`${message} (ONEWRITE_STRICT=1)`);
     err.code = 'ONEWRITE_INACTIVE';
@@ -194,5 +219,5 @@ function register() {
 }
 
 module.exports = {
-  install, uninstall, status, register, ServerResponse, available: reason === null, whyUnavailable,
+  install, uninstall, status, register, ServerResponse, available: reason === null, whyUnavailable, remedyFor,
 };

@@ -1,29 +1,42 @@
 'use strict';
 
 // Loads the compiled addon, in one place, and gives it the memory it shares
-// with JavaScript.  Nothing here throws: when the binary cannot be loaded,
-// or is not the one this code expects, `binding` is null and `error` says
-// why, and the package leaves Node's own code in charge.
+// with JavaScript.  Nothing here throws: when no binary loads, or the one
+// that loads is not the one this code expects, `binding` is null, `error`
+// says why and `remedy` what to do, and the package leaves Node's own code
+// in charge.  Where onewrite cannot run anyway (ONEWRITE_DISABLE=1, another
+// runtime, a Node major that was not tested) no binary is loaded at all.
 //
 // The shared memory is a SharedArrayBuffer made here: one cannot be
 // detached or moved, so the pointer the addon keeps stays good.  It is
 // handed to the addon once (attach), and neither it nor attach() stays on
 // the addon's exports: code that loads the same binary gets no way to it.
 
-const path = require('node:path');
 const S = require('./slots');
+const binary = require('./binary');
+const platforms = require('./platforms');
+const { TESTED } = require('./internals');
 
 const FUNCTIONS = ['attach', 'head', 'message', 'join', 'chunk', 'setDate', 'setKeepAlive'];
 
 let binding = null;
 let error = null;
+let remedy = null;
+let file = null;
 let ints = null;
 let nums = null;
 let roles = null;
 let lens = null;
 
-function load() {
-  const exports = require('node-gyp-build')(path.join(__dirname, '..'));
+// Why no binary is even looked for, or null.
+function notWanted() {
+  if (process.env.ONEWRITE_DISABLE === '1') return 'disabled by ONEWRITE_DISABLE=1';
+  if (platforms.runtime() !== 'node') return `not Node.js (${platforms.runtimeDescription()})`;
+  if (!TESTED.includes(Number(process.versions.node.split('.')[0]))) return 'not a tested Node';
+  return null;
+}
+
+function attach(exports) {
   const absent = FUNCTIONS.filter((f) => typeof exports[f] !== 'function');
   if (absent.length > 0 || typeof exports.sharedBytes !== 'number') {
     throw new Error(`the addon lacks ${absent.join(', ') || 'sharedBytes'}: a binary of another version`);
@@ -43,11 +56,23 @@ function load() {
   return fns;
 }
 
-try {
-  binding = load();
-} catch (err) {
-  error = err;
-  binding = null;
+const skip = notWanted();
+if (skip !== null) {
+  error = new Error(`no binary loaded: ${skip}`);
+} else {
+  const found = binary.load();
+  if (found.exports === undefined) {
+    error = new Error(found.reason);
+    remedy = found.remedy;
+  } else {
+    try {
+      binding = attach(found.exports);
+      file = found.file;
+    } catch (err) {
+      error = new Error(`${found.file}: ${err.message}`);
+      remedy = `install onewrite again, or build a binary here: ${binary.BUILD_HINT}`;
+    }
+  }
 }
 
-module.exports = { binding, error, ints, nums, roles, lens };
+module.exports = { binding, error, remedy, file, ints, nums, roles, lens };

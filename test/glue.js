@@ -8,7 +8,6 @@
 // be reached or detached from outside.
 
 const t = require('tap');
-const path = require('node:path');
 const native = require('../lib/native');
 const S = require('../lib/slots');
 
@@ -33,7 +32,7 @@ function render(parts, { text = parts.join(''), lengths = parts.map((p) => p.len
 
 t.test('the layout JS and C share agrees', async (t) => {
   t.equal(S.LENGTHS_OFFSET + 4 * (1 + 2 * S.MAX_PAIRS),
-    require('node-gyp-build')(path.join(__dirname, '..')).sharedBytes);
+    require(native.file).sharedBytes);
   t.ok(S.INT_SLOTS * 4 <= S.DOUBLES_OFFSET && S.DOUBLES_OFFSET + S.DOUBLE_SLOTS * 8 <= S.ROLES_OFFSET);
   t.equal(S.ROLES_OFFSET + S.MAX_ROLES, S.LENGTHS_OFFSET);
 });
@@ -50,7 +49,7 @@ t.test('a head renders; the roles and the Content-Length come back', async (t) =
 
 t.test('the memory JS and C share cannot be reached or detached from outside', async (t) => {
   // The same exports a user gets by loading the binary: no way to the memory.
-  const raw = require('node-gyp-build')(path.join(__dirname, '..'));
+  const raw = require(native.file);
   t.equal(raw.attach, undefined, 'attach() is gone once used');
   t.notOk(Object.values(raw).some((v) => v instanceof ArrayBuffer || ArrayBuffer.isView(v)),
     'no buffer among the exports');

@@ -162,23 +162,39 @@ t.test('ONEWRITE_DISABLE=1 keeps Node\'s code and says why', async (t) => {
   t.equal(out.ends, 0);
 });
 
-t.test('why the fast paths cannot run, for each reason', async (t) => {
-  const { whyUnavailable } = require('../lib/install');
-  const ok = { disable: undefined, version: '20.1.0', tested: [20, 22], binding: {}, error: null, missing: [] };
-  t.equal(whyUnavailable(ok), null);
-  t.equal(whyUnavailable({ ...ok, disable: '1' }), 'disabled by ONEWRITE_DISABLE=1');
-  t.equal(whyUnavailable({ ...ok, disable: '0' }), null);
-  t.match(whyUnavailable({ ...ok, version: '27.0.0' }), /Node 27\.0\.0 is not a tested version \(tested: 20, 22\)/);
-  t.match(whyUnavailable({ ...ok, binding: null, error: new Error('No native build was found\nmore') }),
-    /^the native addon could not be loaded: No native build was found$/);
-  t.match(whyUnavailable({ ...ok, missing: ['kOutHeaders'] }), /lacks what onewrite relies on: kOutHeaders/);
+t.test('why the fast paths cannot run, for each reason, and what turns them on', async (t) => {
+  const { whyUnavailable, remedyFor } = require('../lib/install');
+  const ok = { disable: undefined, runtime: 'Node 20.1.0', version: '20.1.0', tested: [20, 22], binding: {}, error: null, missing: [] };
+  const both = (facts) => {
+    const reason = whyUnavailable(facts);
+    return [reason, remedyFor({ ...facts, reason, remedy: facts.remedy })];
+  };
+  t.same(both(ok), [null, null]);
+  t.same(both({ ...ok, disable: '1' }), ['disabled by ONEWRITE_DISABLE=1', null], 'asked for: nothing to do');
+  t.same(both({ ...ok, disable: '0' }), [null, null]);
+  t.same(both({ ...ok, version: '27.0.0' }), ['Node 27.0.0 is not a tested version (tested: 20, 22)',
+    'run the app on Node 20 or 22, or a release of onewrite that lists Node 27']);
+  t.same(both({ ...ok, binding: null, error: new Error('its binary package is not installed\nmore'), remedy: 'install it' }),
+    ['the native addon could not be loaded: its binary package is not installed', 'install it']);
+  const [lacks, report] = both({ ...ok, missing: ['kOutHeaders'] });
+  t.equal(lacks, 'this Node lacks what onewrite relies on: kOutHeaders');
+  t.match(report, /^report it, with the Node version and this message: https:\/\/github\.com\/onewrite\/onewrite\/issues$/);
+  // Other runtimes are named, whatever Node version they say they are, and
+  // there is nothing to do: the app runs on their own http.
+  t.same(both({ ...ok, runtime: 'Bun 1.4.5', binding: null, missing: ['kEndCallbacks', 'nop'] }),
+    ['Bun 1.4.5 is not Node.js: it lacks what onewrite relies on: kEndCallbacks, nop', null]);
+  t.same(both({ ...ok, runtime: 'Deno 2.9.6', binding: null }),
+    ['Deno 2.9.6 is not Node.js, the only runtime onewrite is tested on', null]);
 });
 
 t.test('status() shape', async (t) => {
   const onewrite = require('..');
   const s = onewrite.status();
   t.same(Object.keys(s).sort(),
-    ['active', 'available', 'counters', 'fallbacks', 'left', 'mode', 'node', 'reason', 'tested']);
+    ['active', 'available', 'binary', 'counters', 'fallbacks', 'left', 'mode', 'node', 'reason', 'remedy', 'tested']);
+  t.equal(s.remedy, null, 'nothing to remedy');
+  t.equal(s.binary, require('../lib/native').file, 'the file of the binary loaded');
+  t.ok(require('node:fs').existsSync(s.binary), 'which exists');
   t.ok(['installed', 'subclass', 'off'].includes(s.mode), `mode ${s.mode}`);
   t.same(s.left, {}, 'no fast method left out: nothing wrapped them');
   t.equal(s.node, process.versions.node);

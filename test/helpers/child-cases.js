@@ -180,15 +180,15 @@ const SHARED_HEADS = [
   { 'X-Long-Name': 'and a longer value' },
 ];
 
-// The addon as a user reaches it: node-gyp-build on the package root
-// returns the very exports object onewrite uses.  Detach every
-// ArrayBuffer found on it, as a property or under a view ('keep': holding
-// the clone, which then owns the memory; 'collected': dropping it and
-// collecting garbage; 'transfer': ArrayBuffer.prototype.transfer, where
-// this Node has it).  Logs what happened; a buffer that cannot be
+// The addon as a user reaches it: require() of the binary the package
+// loaded (status().binary) returns the very exports object onewrite uses.
+// Detach every ArrayBuffer found on it, as a property or under a view
+// ('keep': holding the clone, which then owns the memory; 'collected':
+// dropping it and collecting garbage; 'transfer':
+// ArrayBuffer.prototype.transfer, where this Node has it).  Logs what happened; a buffer that cannot be
 // detached is as good as any.
 function detachAddonMemory(how, log, ctx) {
-  const binding = require(require.resolve('node-gyp-build', { paths: [ROOT] }))(ROOT);
+  const binding = require(require(ROOT).status().binary);
   for (const own of Reflect.ownKeys(binding)) {
     const key = String(own);
     let ab;
