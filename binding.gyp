@@ -1,10 +1,4 @@
-{
-  "targets": [
-    {
-      "target_name": "onewrite",
-      "sources": ["csrc/binding.c", "csrc/head.c"],
-      "cflags": ["-std=c11", "-O3", "-Wall", "-Wextra"],
-      "defines": ["NAPI_VERSION=8"]
-    }
-  ]
-}
+# The addon's build, for node-gyp: its target is csrc/onewrite.gypi, which
+# the package ships (this file it does not: npm would run node-gyp on
+# every install from a lockfile where binding.gyp is in the package).
+{ "includes": ["csrc/onewrite.gypi"] }

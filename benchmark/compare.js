@@ -30,8 +30,8 @@ const variants = require('./lib/variants');
 
 // Per-round ratios whose spread ((max - min) / median) is above this, or a
 // round further than this from its variant's median: a warning.  The limit
-// and the formula are `onewrite compare`'s (lib/compare/stats.js).
-const { spread: spreadOf, SPREAD_LIMIT } = require('../lib/compare/stats');
+// and the formula are `onewrite compare`'s (cli/compare/stats.js).
+const { spread: spreadOf, SPREAD_LIMIT } = require('../cli/compare/stats');
 
 const opts = parseArgs(process.argv.slice(2), {
   bench: 'simple', rounds: 3, duration: 5, warmup: 2, c: 50, pipelining: 1, client: 'autocannon',

@@ -15,8 +15,8 @@ const CLIENT = path.join(__dirname, 'client.js');
 // onewrite saves user-space work; the syscalls of a response are the
 // kernel's either way), medians and number formats: the package's own, as
 // `npx onewrite compare` uses them.
-const { hasTaskset, cores, SERVER_CPU, CLIENT_CPU, pinned, cpuSeconds } = require('../../lib/compare/cpu');
-const { median, fmt } = require('../../lib/compare/stats');
+const { hasTaskset, cores, SERVER_CPU, CLIENT_CPU, pinned, cpuSeconds } = require('../../cli/compare/cpu');
+const { median, fmt } = require('../../cli/compare/stats');
 
 // Start a server script that prints its port on its first stdout line.
 // `nodeFlags`: Node's own options; `preload`: modules for -r; `env`: added

@@ -124,7 +124,7 @@ async function startApp({ script, args = [], node = process.execPath, onewrite =
   }
 
   // An error saying what went wrong with the app, with the last lines it
-  // printed (for this module and for the load, lib/compare/load.js).
+  // printed (for this module and for the load, cli/compare/load.js).
   const failure = (why) => {
     const tail = output.trim() ? `\n--- its output (last lines) ---\n${output.trim().split('\n').slice(-20).join('\n')}` : ' (it printed nothing)';
     return new Error(`${label}: ${why}${tail}`);
