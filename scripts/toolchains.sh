@@ -1,20 +1,36 @@
 #!/usr/bin/env bash
-# Debian's packages for the linux-arm64 prebuild and its tests, installed
-# with apt-get when missing (nothing is done when all are there):
+# Debian's packages that build every platform's binary (scripts/binaries.sh)
+# and run what can be run of each here, installed with apt-get when missing
+# (nothing is done when all are there):
 #
-#   gcc-aarch64-linux-gnu   the cross compiler, binutils (aarch64-linux-gnu-strip)
-#                           and the arm64 ASan/UBSan runtimes with it
-#   libc6-dev-arm64-cross   arm64 libc headers and start files for it (only a
-#                           recommendation of the compiler), and the arm64
-#                           sysroot /usr/aarch64-linux-gnu that qemu runs from
-#   libstdc++6-arm64-cross  the arm64 libstdc++ the arm64 Node needs
-#   qemu-user               qemu-aarch64, to run arm64 programs on this machine
+#   arm64    gcc-aarch64-linux-gnu, libc6-dev-arm64-cross: the linux-arm64
+#            cross compiler and the arm64 glibc sysroot (/usr/aarch64-linux-gnu)
+#            that qemu runs from; libstdc++6-arm64-cross, which the arm64 Node
+#            needs; qemu-user, to run arm64 programs here
+#   musl     musl-tools (musl-gcc, x64) with musl's loader
+#            /lib/ld-musl-x86_64.so.1; musl-dev:arm64 (aarch64-linux-musl-gcc,
+#            over the arm64 cross gcc) with /lib/ld-musl-aarch64.so.1, which
+#            needs the arm64 architecture added to dpkg
+#   windows  gcc-mingw-w64-x86-64 (the win32-x64 compiler and dlltool);
+#            wine64, to run Node for Windows here
 #
-# `npm pack` needs the compiler (prepack builds both binaries, and
-# test/package.js packs); scripts/arm64-qemu.sh needs all of them.
+#   scripts/toolchains.sh              all of them
+#   scripts/toolchains.sh arm64 musl   these
 set -euo pipefail
 
-PACKAGES=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross libstdc++6-arm64-cross qemu-user)
+GROUPS_WANTED=("$@")
+if [ ${#GROUPS_WANTED[@]} -eq 0 ]; then GROUPS_WANTED=(arm64 musl windows); fi
+
+PACKAGES=()
+FOREIGN=0
+for group in "${GROUPS_WANTED[@]}"; do
+  case "$group" in
+    arm64) PACKAGES+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross libstdc++6-arm64-cross qemu-user) ;;
+    musl) PACKAGES+=(musl-tools musl-dev:arm64 musl:arm64 gcc-aarch64-linux-gnu qemu-user); FOREIGN=1 ;;
+    windows) PACKAGES+=(gcc-mingw-w64-x86-64 wine64) ;;
+    *) echo "toolchains: unknown group '$group' (arm64, musl, windows)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -23,18 +39,21 @@ for p in "${PACKAGES[@]}"; do
   fi
 done
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "arm64 toolchain: installed (${PACKAGES[*]})"
+  echo "toolchains: installed (${GROUPS_WANTED[*]})"
   exit 0
 fi
 
 SUDO=()
 if [ "$(id -u)" -ne 0 ]; then
   if command -v sudo >/dev/null; then SUDO=(sudo); else
-    echo "arm64 toolchain: missing ${missing[*]}; install them as root (apt-get install ${missing[*]})" >&2
+    echo "toolchains: missing ${missing[*]}; install them as root (apt-get install ${missing[*]})" >&2
     exit 1
   fi
 fi
-echo "arm64 toolchain: installing ${missing[*]}"
+echo "toolchains: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+if [ "$FOREIGN" = 1 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  "${SUDO[@]}" dpkg --add-architecture arm64
+fi
 "${SUDO[@]}" apt-get update -qq
 "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,22 +1,33 @@
 'use strict';
 
 // What `npm pack` ships, and what a user gets from it:
-//   a. the file list: exactly the whitelist in package.json "files", with a
-//      stripped prebuilt binary for each of linux-x64 and linux-arm64, of
-//      that architecture;
-//   b. an install from the tarball with no C compiler on PATH: the prebuild
-//      loads, install() turns the fast paths on, a server uses them, and
-//      the `onewrite` bin runs (its byte check; the load needs autocannon,
-//      which a production install does not pull in);
-//   c. an install with neither a prebuild nor a local build: the package
-//      loads, says why it is off, patches nothing, servers send stock
-//      bytes, and `onewrite compare` says why there is nothing to compare.
+//   a. the main package: exactly the whitelist in package.json "files", no
+//      binary, no binding.gyp, no install script, no dependency; its
+//      packed package.json lists the platform package in
+//      optionalDependencies at its own version (and the working copy's
+//      package.json is as it was after the pack); a pack that cannot build
+//      every platform's binary refuses, naming the toolchain, unless told
+//      which platforms to pack (ONEWRITE_PLATFORMS);
+//   b. this machine's platform package: package.json with os, cpu and
+//      libc, README, LICENSE and a stripped binary of this architecture;
+//   c. both installed from the tarballs with no C compiler on PATH, and
+//      again by `npm ci` from the lockfile that wrote: no install script
+//      runs, nothing is compiled, the platform package's binary loads,
+//      install() turns the fast paths on, a server uses them, and the
+//      `onewrite` bin runs (its byte check; the load needs autocannon, which
+//      a production install does not pull in);
+//   d. the main package alone, its optional dependency left out: the
+//      package loads, says why it is off and what to do, patches nothing,
+//      servers send stock bytes, and `onewrite compare` says why there is
+//      nothing to compare.
+// Every platform's package, installed from a registry as each platform,
+// is test/registry/install.js's (CI).
 //
 // Everything runs on a copy of the package in a temp dir (node_modules
-// linked), so packing (whose prepack rebuilds build/) never touches the
-// working tree other tests load the addon from.  Every child process runs
-// under `env -i` with only the variables it needs: tap passes its coverage
-// hooks to children in NODE_OPTIONS.
+// linked), so packing never touches the working tree other tests load the
+// addon from.  Every child process runs under `env -i` with only the
+// variables it needs: tap passes its coverage hooks to children in
+// NODE_OPTIONS.
 
 const t = require('tap');
 const { TSC } = require('./helpers/tsc');
@@ -27,17 +38,12 @@ const { spawn } = require('node:child_process');
 
 const ROOT = path.join(__dirname, '..');
 const HOME = os.homedir();
-const PLATFORM = `${process.platform}-${process.arch}`;
-// The prebuilt binaries shipped (scripts/prebuild.sh), by the ELF machine
-// number (e_machine) their files must carry.  The machine's own is always
-// built; the other needs the cross toolchain (CI installs it, and
-// scripts/arm64-qemu.sh checks the arm64 one in the packed tarball; without
-// it prebuild.sh warns and skips it, and refuses to at `npm publish`).
-const MACHINES = { 'linux-arm64': 183 /* EM_AARCH64 */, 'linux-x64': 62 /* EM_X86_64 */ };
-const CROSS = process.arch === 'x64' ? 'aarch64-linux-gnu-gcc' : 'x86_64-linux-gnu-gcc';
-const hasCross = require('node:child_process').spawnSync('sh', ['-c', `command -v ${CROSS}`]).status === 0;
-const PREBUILT = Object.fromEntries(Object.entries(MACHINES)
-  .filter(([dir]) => dir === `linux-${process.arch}` || hasCross));
+const platforms = require('../lib/platforms');
+const KEY = platforms.keyFor({ os: process.platform, cpu: process.arch, libc: platforms.detectLibc() });
+const PLATFORM_PKG = platforms.packageName(KEY);
+const VERSION = require('../package.json').version;
+// The ELF machine number (e_machine) this architecture's binary carries.
+const MACHINE = { arm64: 183 /* EM_AARCH64 */, x64: 62 /* EM_X86_64 */ }[process.arch];
 const NODE = process.execPath;
 const NODE_DIR = path.dirname(NODE);
 
@@ -107,15 +113,17 @@ t.teardown(() => fs.rmSync(TMP, { recursive: true, force: true }));
 const PKG = path.join(TMP, 'pkg');
 
 // The package as it is in the working tree, leftovers included, without
-// prebuilds (prepack must make them), plus decoys where files that must not
-// ship would live.  csrc/build (sanitizer and fuzzer output, which a fuzzing
-// run may be writing meanwhile) is stood in for by a decoy.  Others may be
-// editing the tree: a copy that meets a vanishing file is tried again.
-const NOT_COPIED = new Set(['node_modules', '.git', '.tap', 'prebuilds', 'csrc/build']
+// the binaries (prepack must make them), plus decoys where files that must
+// not ship would live.  csrc/build (sanitizer and fuzzer output, which a
+// fuzzing run may be writing meanwhile) is stood in for by a decoy.  Others
+// may be editing the tree: a copy that meets a vanishing file is tried
+// again.
+const NOT_COPIED = new Set(['node_modules', '.git', '.tap', 'csrc/build', 'dist']
   .map((p) => path.join(ROOT, p)));
+const isBinary = (src) => /^npm\/[^/]+\/(onewrite\.node|LICENSE)$/.test(path.relative(ROOT, src));
 for (let attempt = 1; ; attempt++) {
   try {
-    fs.cpSync(ROOT, PKG, { recursive: true, filter: (src) => !NOT_COPIED.has(src) });
+    fs.cpSync(ROOT, PKG, { recursive: true, filter: (src) => !NOT_COPIED.has(src) && !isBinary(src) });
     break;
   } catch (err) {
     fs.rmSync(PKG, { recursive: true, force: true });
@@ -128,7 +136,7 @@ for (let attempt = 1; ; attempt++) {
 fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(PKG, 'node_modules'));
 const DECOYS = [
   'csrc/fuzz/decoy.c', 'csrc/test/decoy.c', 'csrc/build/decoy.o', 'test/decoy.js',
-  'benchmark/decoy.js', 'build/decoy.txt', 'npm-debug.log', 'decoy.tgz',
+  'benchmark/decoy.js', 'build/decoy.txt', 'npm-debug.log', 'decoy.tgz', 'npm/decoy.txt',
 ];
 for (const file of DECOYS) {
   fs.mkdirSync(path.dirname(path.join(PKG, file)), { recursive: true });
@@ -137,18 +145,15 @@ for (const file of DECOYS) {
 
 // What a user needs, and nothing else.
 function expectedFiles() {
-  const files = ['package.json', 'README.md', 'LICENSE', 'index.js', 'index.d.ts',
-    'register.js', 'register.mjs', 'binding.gyp'];
-  for (const dir of ['lib', 'bin']) {
+  const files = ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'index.js', 'index.d.ts',
+    'register.js', 'register.mjs', 'csrc/onewrite.gypi'];
+  for (const dir of ['lib', 'cli', 'bin']) {
     for (const f of fs.readdirSync(path.join(PKG, dir), { recursive: true })) {
       if (fs.statSync(path.join(PKG, dir, f)).isFile()) files.push(`${dir}/${f}`);
     }
   }
   for (const f of fs.readdirSync(path.join(PKG, 'csrc'))) {
     if (/\.[ch]$/.test(f)) files.push(`csrc/${f}`);
-  }
-  for (const dir of Object.keys(PREBUILT)) {
-    for (const f of fs.readdirSync(path.join(PKG, 'prebuilds', dir))) files.push(`prebuilds/${dir}/${f}`);
   }
   return files.sort();
 }
@@ -162,37 +167,85 @@ function elfHeader(bytes) {
   };
 }
 
-const FORBIDDEN = /^(test\/|benchmark\/|build\/|csrc\/(test|fuzz|build)\/|csrc\/Makefile$|scripts\/|\.ci\/|node_modules\/|.*\.log$|.*\.tgz$)/;
+// A file of a tarball, as text.
+function fromTarball(tarball, file) {
+  const r = require('node:child_process').spawnSync('tar', ['-xOzf', tarball, `package/${file}`]);
+  return r.status === 0 ? r.stdout : null;
+}
 
-t.test('a. npm pack --dry-run lists exactly the whitelisted files', async (t) => {
-  // With scripts: prepack builds the prebuild first.
-  const r = await npm(['pack', '--dry-run', '--json'], PKG);
-  if (!ok(t, r, 'npm pack --dry-run --json')) return;
-  const files = packJson(r.stdout)[0].files.map((f) => f.path).sort();
+const FORBIDDEN = /^(test\/|benchmark\/|build\/|npm\/|csrc\/(test|fuzz|build)\/|csrc\/Makefile$|scripts\/|\.ci\/|node_modules\/|binding\.gyp$|.*\.node$|.*\.log$|.*\.tgz$)/;
+const HOST_ONLY = { PATH: DEV_PATH, ONEWRITE_PLATFORMS: KEY };
+const TARBALLS = path.join(TMP, 'tarballs');
+fs.mkdirSync(TARBALLS);
+const packed = {}; // what test a packed: main, platform (tarball paths)
+
+t.test('a. the main package: the whitelist, no binary, the platform package listed', async (t) => {
+  const before = fs.readFileSync(path.join(PKG, 'package.json'), 'utf8');
+  t.notOk(JSON.parse(before).optionalDependencies, 'the repository\'s package.json lists no optionalDependencies');
+  const r = await npm(['pack', '--json', '--pack-destination', TARBALLS], PKG, HOST_ONLY);
+  if (!ok(t, r, `ONEWRITE_PLATFORMS=${KEY} npm pack`)) return;
+  t.match(r.stderr, new RegExp(`WARNING: left out \\(ONEWRITE_PLATFORMS\\): ${
+    Object.keys(platforms.PLATFORMS).filter((k) => k !== KEY).join(', ')}`), 'naming what it leaves out');
+  t.equal(fs.readFileSync(path.join(PKG, 'package.json'), 'utf8'), before, 'package.json as it was, after the pack');
+  t.notOk(fs.existsSync(path.join(PKG, '.package.json.prepack')), 'and no copy of it left');
+  const info = packJson(r.stdout)[0];
+  packed.main = path.join(TARBALLS, info.filename);
+  const files = info.files.map((f) => f.path).sort();
   t.comment(`packed files:\n${files.join('\n')}`);
-
-  t.same(fs.readdirSync(path.join(PKG, 'prebuilds')).sort(), Object.keys(PREBUILT).sort(),
-    `prebuilds for ${Object.keys(PREBUILT).join(' and ')} (cross toolchain ${hasCross ? '' : 'not '}here), no others`);
-  const binaries = [];
-  for (const [dir, machine] of Object.entries(PREBUILT)) {
-    const prebuilt = fs.readdirSync(path.join(PKG, 'prebuilds', dir));
-    t.equal(prebuilt.length, 1, `one prebuild in prebuilds/${dir}`);
-    t.match(prebuilt[0], /\.node$/, 'a .node binary');
-    const bytes = fs.readFileSync(path.join(PKG, 'prebuilds', dir, prebuilt[0]));
-    t.same(elfHeader(bytes), { magic: '\x7fELF', class: 2, data: 1, type: 3, machine },
-      `prebuilds/${dir}/${prebuilt[0]}: a 64-bit little-endian ELF shared object for ${dir}`);
-    // Names in the section-name table are NUL-separated: a stripped file has no .symtab.
-    t.notOk(bytes.includes('\0.symtab\0'), `prebuilds/${dir}/${prebuilt[0]} is stripped`);
-    binaries.push(`prebuilds/${dir}/${prebuilt[0]}`);
-  }
-
   t.same(files, expectedFiles(), 'the whitelist, exactly');
-  t.same(files.filter((f) => FORBIDDEN.test(f)), [], 'no tests, benchmarks, build leftovers');
+  t.same(files.filter((f) => FORBIDDEN.test(f)), [], 'no tests, benchmarks, binaries, binding.gyp, build leftovers');
   for (const f of ['index.d.ts', 'csrc/head.c', 'csrc/binding.c', 'csrc/head.h', 'lib/native.js',
-    'bin/onewrite.js', 'lib/compare/index.js', 'lib/compare/reporter.js', 'lib/compare/client.js',
-    ...binaries]) {
+    'lib/binary.js', 'lib/platforms.js', 'bin/onewrite.js', 'cli/build.js', 'cli/compare/index.js',
+    'cli/compare/reporter.js', 'cli/compare/client.js']) {
     t.ok(files.includes(f), `ships ${f}`);
   }
+  const manifest = JSON.parse(fromTarball(packed.main, 'package.json'));
+  t.same(manifest.optionalDependencies, { [PLATFORM_PKG]: VERSION },
+    'the packed package.json lists the platform package, at its own version');
+  t.equal(manifest.scripts, undefined, 'no scripts: none to run or warn of at install');
+  t.equal(manifest.gypfile, false, 'gypfile: false (npm adds no node-gyp install script)');
+  t.equal(manifest.dependencies, undefined, 'no dependencies');
+  for (const field of ['repository', 'homepage', 'bugs', 'keywords']) t.ok(manifest[field], `has ${field}`);
+});
+
+t.test('a. a pack that cannot build every platform refuses, and says what to do', async (t) => {
+  // PATH without the cross compilers: a machine with only its own gcc.
+  const bin = path.join(TMP, 'native-only-bin');
+  fs.mkdirSync(bin);
+  for (const dir of [NODE_DIR, '/usr/bin', '/bin']) {
+    for (const name of fs.readdirSync(dir)) {
+      if (/aarch64|mingw|musl/.test(name) || fs.existsSync(path.join(bin, name))) continue;
+      fs.symlinkSync(path.join(dir, name), path.join(bin, name));
+    }
+  }
+  const before = fs.readFileSync(path.join(PKG, 'package.json'), 'utf8');
+  const r = await npm(['pack', '--dry-run'], PKG, { PATH: bin });
+  t.not(r.code, 0, 'npm pack fails', { stderr: r.stderr.slice(-3000) });
+  t.match(r.stderr, /binaries: linux-x64-musl: musl-gcc not found|binaries: linux-x64-musl: x86_64-linux-musl-gcc not found/,
+    'naming the missing compiler');
+  t.match(r.stderr, /apt-get install musl-tools/, 'and its Debian package');
+  t.match(r.stderr, new RegExp(`refusing to pack: no binary for [^\\n]*linux-arm64-glibc[^\\n]*ONEWRITE_PLATFORMS=${KEY} npm pack`),
+    'and how to pack without them');
+  t.equal(fs.readFileSync(path.join(PKG, 'package.json'), 'utf8'), before, 'package.json untouched');
+});
+
+t.test('b. the platform package: its manifest, README, LICENSE and binary', async (t) => {
+  fs.copyFileSync(path.join(PKG, 'LICENSE'), path.join(PKG, 'npm', KEY, 'LICENSE'));
+  const r = await npm(['pack', '--json', '--pack-destination', TARBALLS, path.join(PKG, 'npm', KEY)], PKG);
+  if (!ok(t, r, `npm pack npm/${KEY}`)) return;
+  const info = packJson(r.stdout)[0];
+  packed.platform = path.join(TARBALLS, info.filename);
+  t.same(info.files.map((f) => f.path).sort(), ['LICENSE', 'README.md', 'onewrite.node', 'package.json']);
+  const manifest = JSON.parse(fromTarball(packed.platform, 'package.json'));
+  const p = platforms.PLATFORMS[KEY];
+  t.match(manifest, { name: PLATFORM_PKG, version: VERSION, os: [p.os], cpu: [p.cpu], main: 'onewrite.node' });
+  t.same(manifest.libc, p.libc ? [p.libc] : undefined, 'its libc');
+  t.equal(manifest.scripts, undefined, 'no scripts');
+  const bytes = fromTarball(packed.platform, 'onewrite.node');
+  t.same(elfHeader(bytes), { magic: '\x7fELF', class: 2, data: 1, type: 3, machine: MACHINE },
+    `a 64-bit little-endian ELF shared object for ${process.arch}`);
+  // Names in the section-name table are NUL-separated: a stripped file has no .symtab.
+  t.notOk(bytes.includes('\0.symtab\0'), 'stripped');
 });
 
 // A directory holding only node, npm, npx and sh: no cc, gcc, clang, g++,
@@ -210,16 +263,19 @@ function describeBin() {
     .map((n) => `${n} -> ${fs.readlinkSync(path.join(NO_CC_BIN, n))}`).join(', ');
 }
 
-// An empty project with the tarball installed in it, under NO_CC_ENV.
-async function installInto(t, name, tarball, extra = []) {
+// An empty project with the tarballs installed in it, under NO_CC_ENV.
+async function installInto(t, name, tarballs, extra = []) {
   const app = path.join(TMP, name);
   fs.mkdirSync(app);
   fs.writeFileSync(path.join(app, 'package.json'),
     JSON.stringify({ name, version: '1.0.0', private: true }));
-  const r = await npm(['install', tarball, '--foreground-scripts', '--no-audit', '--no-fund', ...extra],
+  const r = await npm(['install', ...tarballs, '--foreground-scripts', '--no-audit', '--no-fund', ...extra],
     app, NO_CC_ENV);
-  return { app, ok: ok(t, r, `npm install ${path.basename(tarball)} ${extra.join(' ')}`), r };
+  return { app, ok: ok(t, r, `npm install ${tarballs.map((f) => path.basename(f)).join(' ')} ${extra.join(' ')}`), r };
 }
+
+// What npm 11 says of packages with install scripts it has not run.
+const INSTALL_SCRIPT_WARNING = /install-scripts|allowScripts|install script/i;
 
 // `onewrite compare server.js`, through the bin npm linked into `app`,
 // for a one-line server written there.
@@ -250,7 +306,6 @@ async function fastPathChild() {
   const path = require('node:path');
   const onewrite = require('onewrite');
   const dir = path.dirname(require.resolve('onewrite/package.json'));
-  const gyp = require(require.resolve('node-gyp-build', { paths: [dir] }));
 
   const get = (port) => new Promise((resolve, reject) => {
     const chunks = [];
@@ -263,7 +318,7 @@ async function fastPathChild() {
       .replace(/\r\nDate: [^\r]*/, '\r\nDate: <date>')));
   });
 
-  const out = { loadedFrom: path.relative(dir, gyp.path(dir)), build: require('node:fs').existsSync(path.join(dir, 'build')) };
+  const out = { loadedFrom: path.relative(path.dirname(dir), onewrite.status().binary) };
   out.installed = onewrite.install();
   const server = http.createServer((req, res) => {
     res.setHeader('Content-Type', 'text/plain');
@@ -362,41 +417,48 @@ async function noBinaryChild() {
 
 // ---- b. no compiler ---------------------------------------------------------
 
-t.test('b. installs from the tarball without a C compiler, and the prebuild runs', async (t) => {
+t.test('c. installs from the tarballs without a C compiler, and the platform package runs', async (t) => {
+  if (!packed.main || !packed.platform) {
+    t.fail('tests a and b packed nothing to install');
+    return;
+  }
   t.comment(`PATH for the install and the app: ${NO_CC_BIN} (${describeBin()})`);
   const which = await run('sh', ['-c',
     'for c in cc gcc g++ c++ clang make python python3 node-gyp; do command -v $c; done; true'],
   { cwd: TMP, env: NO_CC_ENV });
   t.equal(which.stdout, '', 'no compiler, make, python or node-gyp reachable on that PATH');
 
-  const dest = path.join(TMP, 'tarball');
-  fs.mkdirSync(dest);
-  const pack = await npm(['pack', '--json', '--pack-destination', dest], PKG); // prepack: prebuild
-  if (!ok(t, pack, 'npm pack (prepack builds the prebuild)')) return;
-  const [info] = packJson(pack.stdout);
-  for (const dir of Object.keys(PREBUILT)) {
-    t.ok(info.files.some((f) => f.path.startsWith(`prebuilds/${dir}/`)), `the tarball has the ${dir} prebuild`);
-  }
-  const tarball = path.join(dest, info.filename);
-
-  const { app, ok: installed } = await installInto(t, 'app-prebuilt', tarball);
+  const { app, ok: installed, r } = await installInto(t, 'app-prebuilt', [packed.main, packed.platform]);
   if (!installed) return;
+  t.notMatch(r.stderr, INSTALL_SCRIPT_WARNING, 'no word of install scripts', { stderr: r.stderr });
   const onewriteDir = path.join(app, 'node_modules', 'onewrite');
   t.notOk(fs.existsSync(path.join(onewriteDir, 'build')), 'nothing was compiled (no build/)');
+  t.notOk(fs.existsSync(path.join(onewriteDir, 'binding.gyp')), 'no binding.gyp in the package');
 
-  const out = await child(t, app, fastPathChild);
-  if (out === null) return;
-  t.match(out.loadedFrom, new RegExp(`^prebuilds/${PLATFORM}/[^/]+\\.node$`), 'node-gyp-build picks the prebuild');
-  t.equal(out.installed, true, 'install() returns true');
-  t.equal(out.status.active, true, 'status().active');
-  t.equal(out.status.available, true, 'status().available');
-  t.equal(out.status.reason, null, 'no reason');
-  t.ok(out.status.counters.ends > out.before.ends, 'counters.ends moved: end(data) took the fast path',
-    { before: out.before, after: out.status.counters });
-  t.ok(out.status.counters.heads > out.before.heads, 'counters.heads moved');
-  t.equal(out.uninstalled, true, 'uninstall() returns true');
-  t.match(out.fast, /^HTTP\/1\.1 200 OK\r\n[^]*\r\n\r\nhello from onewrite$/, 'a whole response');
-  t.equal(out.fast, out.stock, 'the same bytes as Node once uninstalled');
+  const check = async (what) => {
+    const out = await child(t, app, fastPathChild);
+    if (out === null) return;
+    t.equal(out.loadedFrom, `@onewrite/${KEY}/onewrite.node`, `${what}: the platform package's binary is loaded`);
+    t.equal(out.installed, true, `${what}: install() returns true`);
+    t.equal(out.status.active, true, `${what}: status().active`);
+    t.equal(out.status.reason, null, `${what}: no reason`);
+    t.ok(out.status.counters.ends > out.before.ends, `${what}: counters.ends moved: end(data) took the fast path`,
+      { before: out.before, after: out.status.counters });
+    t.ok(out.status.counters.heads > out.before.heads, `${what}: counters.heads moved`);
+    t.equal(out.uninstalled, true, `${what}: uninstall() returns true`);
+    t.match(out.fast, /^HTTP\/1\.1 200 OK\r\n[^]*\r\n\r\nhello from onewrite$/, `${what}: a whole response`);
+    t.equal(out.fast, out.stock, `${what}: the same bytes as Node once uninstalled`);
+  };
+  await check('npm install');
+
+  // Installed again from the lockfile that install wrote, as a deploy
+  // does: npm then reads the package from disk, and would run node-gyp
+  // were there a binding.gyp in it.
+  fs.rmSync(path.join(app, 'node_modules'), { recursive: true, force: true });
+  const ci = await npm(['ci', '--foreground-scripts', '--no-audit', '--no-fund'], app, NO_CC_ENV);
+  if (!ok(t, ci, 'npm ci, from the lockfile, without a compiler')) return;
+  t.notMatch(ci.stderr, INSTALL_SCRIPT_WARNING, 'npm ci: no word of install scripts');
+  await check('npm ci');
 
   // The installed package's types resolve for a TypeScript user.
   const usage = path.join(app, 'usage.ts');
@@ -420,25 +482,18 @@ t.test('b. installs from the tarball without a C compiler, and the prebuild runs
     'and ends with the one-line hint (after its progress lines)');
 });
 
-// ---- c. no binary at all ----------------------------------------------------
-
-t.test('c. with neither a prebuild nor a build, it loads, stays off and changes nothing', async (t) => {
-  // The same package without prebuilds, packed without scripts.
-  fs.rmSync(path.join(PKG, 'prebuilds'), { recursive: true, force: true });
-  fs.rmSync(path.join(PKG, 'build'), { recursive: true, force: true });
-  const dest = path.join(TMP, 'tarball-nobin');
-  fs.mkdirSync(dest);
-  const pack = await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dest], PKG);
-  if (!ok(t, pack, 'npm pack --ignore-scripts, no prebuilds')) return;
-  const [info] = packJson(pack.stdout);
-  t.same(info.files.filter((f) => /^(prebuilds|build)\/|\.node$/.test(f.path)), [], 'no binary in the tarball');
-
-  const { app, ok: installed } = await installInto(t, 'app-nobin', path.join(dest, info.filename),
-    ['--ignore-scripts']);
+t.test('d. the main package alone: it loads, stays off, says what to do, and changes nothing', async (t) => {
+  if (!packed.main) {
+    t.fail('test a packed nothing to install');
+    return;
+  }
+  // As with --omit=optional, or a lockfile made without the platform
+  // package: npm leaves it out (and asks no registry for it).
+  const { app, ok: installed, r } = await installInto(t, 'app-nobin', [packed.main], ['--omit=optional']);
   if (!installed) return;
-  const onewriteDir = path.join(app, 'node_modules', 'onewrite');
-  t.notOk(fs.existsSync(path.join(onewriteDir, 'build')), 'no build/');
-  t.notOk(fs.existsSync(path.join(onewriteDir, 'prebuilds')), 'no prebuilds/');
+  t.notMatch(r.stderr, INSTALL_SCRIPT_WARNING, 'no word of install scripts');
+  t.notOk(fs.existsSync(path.join(app, 'node_modules', '@onewrite')), 'no platform package');
+  t.notOk(fs.existsSync(path.join(app, 'node_modules', 'onewrite', 'build')), 'no build/');
 
   const out = await child(t, app, noBinaryChild);
   if (out === null) return;
@@ -447,8 +502,11 @@ t.test('c. with neither a prebuild nor a build, it loads, stays off and changes 
   t.equal(out.available, false, 'available is false');
   t.equal(out.status.available, false, 'status().available is false');
   t.equal(out.status.active, false, 'status().active is false');
-  t.match(out.status.reason, /^the native addon could not be loaded/, 'status().reason says why');
-  t.comment(`reason: ${out.status.reason}`);
+  t.equal(out.status.reason, `the native addon could not be loaded: its binary package, ${PLATFORM_PKG}, is not installed`,
+    'status().reason says why');
+  t.match(out.status.remedy, /--omit=optional.*install onewrite again with them, or build a binary here: npx onewrite build/,
+    'status().remedy what to do');
+  t.equal(out.status.binary, null, 'status().binary: none');
   t.equal(out.installed, false, 'install() returns false');
   t.equal(out.statusAfterInstall.active, false, 'still not active');
   t.same(out.prototypeChanged, [], 'http.ServerResponse.prototype untouched');
@@ -469,7 +527,7 @@ t.test('c. with neither a prebuild nor a build, it loads, stays off and changes 
   // onewrite/register says once that it is off, with a code; says nothing
   // when that was asked for; and fails the start under ONEWRITE_STRICT=1.
   const node = (args, env = {}) => run(process.execPath, args, { cwd: app, env: { ...NO_CC_ENV, ...env }, timeout: 60000 });
-  const warning = /\[ONEWRITE_INACTIVE\] Warning: onewrite is not active: the native addon could not be loaded: .*; Node's own code serves every response/;
+  const warning = /\[ONEWRITE_INACTIVE\] Warning: onewrite is not active: the native addon could not be loaded: .*; Node's own code serves every response\. To turn it on: npm installs it with onewrite unless/;
   for (const [label, args] of [['-r', ['-r', 'onewrite/register', '-e', '1']],
     ['--import', ['--import', 'onewrite/register', '-e', '1']]]) {
     const r = await node(args);
