@@ -181,7 +181,7 @@ function replacedSinceLoad() {
 function status() {
   const mode = saved !== null ? 'installed' : subclassUsed && reason === null ? 'subclass' : 'off';
   const left = { ...notNodes, ...skipped };
-  for (const name of replacedSinceLoad()) {
+  for (const name of reason === null ? replacedSinceLoad() : []) {
     left[name] = 'OutgoingMessage.prototype.' + name +
       ' replaced after onewrite loaded: the replacement runs, its fast path is off';
   }

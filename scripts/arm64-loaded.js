@@ -2,18 +2,17 @@
 
 // Preloaded (`node -r`) by scripts/arm64-qemu.sh into each Node it runs
 // under qemu-aarch64.  When the process exits, it checks that the run was
-// the one intended: an arm64 Node that loaded exactly one native addon, the
-// one node-gyp-build resolves for the onewrite package in
-// ONEWRITE_ARM64_ROOT (default: this repository), from its
-// prebuilds/linux-arm64/, an AArch64 ELF file; and that onewrite's
-// status() says it is available.  It prints one line saying so (the script
-// requires that line), or what was wrong, and then the process fails.
+// the one intended: an arm64 Node that loaded exactly one native addon,
+// ONEWRITE_ARM64_ADDON, an AArch64 ELF file; and that the onewrite package
+// in ONEWRITE_ARM64_ROOT (default: this repository) says it is available
+// with that binary.  It prints one line saying so (the script requires that
+// line), or what was wrong, and then the process fails.
 
 const fs = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.resolve(process.env.ONEWRITE_ARM64_ROOT || path.join(__dirname, '..'));
-const PREBUILDS = path.join(ROOT, 'prebuilds', 'linux-arm64');
+const EXPECTED = path.resolve(process.env.ONEWRITE_ARM64_ADDON || '');
 const EM_AARCH64 = 183;
 
 function check() {
@@ -25,21 +24,14 @@ function check() {
     return { problems };
   }
   const [addon] = addons;
-  if (path.dirname(addon) !== PREBUILDS) problems.push(`loaded ${addon}, not one in ${PREBUILDS}`);
-  const gyp = require(require.resolve('node-gyp-build', { paths: [ROOT] }));
-  let resolved;
-  try {
-    resolved = gyp.path(ROOT);
-  } catch (err) {
-    resolved = String(err.message);
-  }
-  if (resolved !== addon) problems.push(`node-gyp-build resolves ${resolved}, not ${addon}`);
+  if (fs.realpathSync(addon) !== fs.realpathSync(EXPECTED)) problems.push(`loaded ${addon}, not ${EXPECTED}`);
   const bytes = fs.readFileSync(addon);
   if (bytes.toString('latin1', 0, 4) !== '\x7fELF' || bytes.readUInt16LE(18) !== EM_AARCH64) {
     problems.push(`${addon} is not an AArch64 ELF file (e_machine ${bytes.readUInt16LE(18)})`);
   }
   const status = require(ROOT).status();
   if (status.available !== true) problems.push(`status().available is ${status.available}: ${status.reason}`);
+  if (status.binary !== addon) problems.push(`status().binary is ${status.binary}, not ${addon}`);
   return { problems, addon };
 }
 

