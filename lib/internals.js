@@ -26,8 +26,10 @@ const supported = TESTED.includes(major);
 // end callbacks queued apart from 'finish', kChunkedBuffer merging).
 const LINE = major >= 24 ? 24 : major >= 22 ? 22 : 20;
 // writeHead() compares statusMessage with the standard phrase first, and
-// checks it only when it differs (26; 20 22 24 check it always).
-const PHRASE_FIRST = major >= 26;
+// checks it only when it differs, keeping that phrase's status line in a
+// cache (26.12.1, not 26.10.0; 20, 22 and 24 check it always): told from
+// Node's own writeHead, which names the cache (see originals below).
+const { toString: functionToString } = Function.prototype;
 
 function findSymbol(object, description) {
   return Object.getOwnPropertySymbols(object).find((s) => s.description === description);
@@ -85,7 +87,6 @@ const SIGNATURES = {
   write: 'write_(this, chunk, encoding, callback, false)',
   uncork: LINE >= 22 ? 'this._send(len.toString(16)' : 'this.socket.uncork()',
 };
-const { toString: functionToString } = Function.prototype;
 function nodes(name, fn) {
   return typeof fn === 'function' && functionToString.call(fn).includes(SIGNATURES[name]) ? fn : null;
 }
@@ -103,6 +104,8 @@ const originals = {
 };
 const pristine = {};
 for (const name of Object.keys(SIGNATURES)) pristine[name] = originals[name] !== null;
+const PHRASE_FIRST = originals.writeHead !== null &&
+  functionToString.call(originals.writeHead).includes('statusLineCache'); //           26.12
 
 // A socket whose write() is Node's own (not replaced on the instance by a
 // spy, an APM agent or a test counting the calls): only then may a fast
