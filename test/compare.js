@@ -5,6 +5,8 @@
 // the byte check says identical for every path and names the fast paths
 // each answer used and what was handed over to Node and why; the load
 // rounds print CPU per request and req/s with numbers; the chart is an SVG.
+// An app on a fixed port that prints nothing is found by the port its
+// process listens on, quickly, and --port names the port among several.
 // Then what a user meets when something is off: an answer that differs
 // (exit 1, the difference shown, no load), an answer that varies by
 // itself, an app that dies before it listens or during the load, a wrong
@@ -16,6 +18,8 @@ const t = require('tap');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const http = require('node:http');
+const net = require('node:net');
 const { spawn } = require('node:child_process');
 
 const ROOT = path.join(__dirname, '..');
@@ -23,6 +27,9 @@ const BIN = path.join(ROOT, 'bin', 'onewrite.js');
 const FIXTURES = path.join(__dirname, 'fixtures');
 const PATHS = ['/', '/json', '/hex', '/latin1'];
 const SHORT = ['--rounds=2', '--duration=1', '--warmup=0', '--connections=10'];
+
+// About 40 s of comparisons: more than tap's 30 s when run as `node test/compare.js`.
+t.setTimeout(300000);
 
 const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'onewrite-compare-test-'));
 t.teardown(() => fs.rmSync(TMP, { recursive: true, force: true }));
@@ -47,6 +54,19 @@ function onewrite(args, { cwd = TMP, timeout = 60000 } = {}) {
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+// Ports nothing listens on now, for an app to listen on.
+async function freePorts(n) {
+  const servers = [];
+  for (let i = 0; i < n; i++) {
+    const server = net.createServer();
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    servers.push(server);
+  }
+  const ports = servers.map((s) => s.address().port);
+  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  return ports;
 }
 
 // The byte check's line for a path.
@@ -92,6 +112,85 @@ for (const framework of ['express', 'fastify']) {
     t.match(svg, /requests per second/, 'and req/s');
   });
 }
+
+const FIXED = path.join(FIXTURES, 'fixed-port-app.js');
+const ONE_ROUND = ['--rounds=1', '--duration=0.5', '--warmup=0', '--connections=10'];
+const HAS_PROC = fs.existsSync('/proc/self/net/tcp');
+
+t.test('an app on a fixed port that prints nothing: found by the port its process listens on, quickly', async (t) => {
+  const [port] = await freePorts(1);
+  const started = Date.now();
+  const r = await onewrite(['compare', FIXED, ...ONE_ROUND, `--out=${path.join(TMP, 'fixed.svg')}`, '--', String(port)]);
+  const seconds = (Date.now() - started) / 1000;
+  if (!HAS_PROC) {
+    // Nothing tells the port there: the error says what to do.
+    t.equal(r.code, 1, 'without /proc: exit status 1');
+    t.match(r.stderr, /pass it with --port=N/, 'and the error names --port');
+    return;
+  }
+  t.equal(r.code, 0, 'exit status 0', { stderr: r.stderr.slice(-3000) });
+  t.match(lineOf(r.stdout, '/'), /identical\s+\d+ bytes\s+fast paths: head, end$/, 'the byte check ran on it');
+  t.match(r.stdout, /^ {2}server CPU per request: stock [\d.]+ us, onewrite [\d.]+ us/m, 'and the load');
+  // Four starts of the app (two for the byte check, one per variant and
+  // round), where each waited 30 s for a port before.
+  t.ok(seconds < 20, `four starts and 1 s of load took ${seconds.toFixed(1)} s, well under one 30 s wait`);
+});
+
+t.test('--port names the port to load among the several an app listens on', async (t) => {
+  const [port, admin] = await freePorts(2);
+  const started = Date.now();
+  const unsure = await onewrite(['compare', FIXED, ...ONE_ROUND, '--', String(port), String(admin)]);
+  const seconds = (Date.now() - started) / 1000;
+  t.equal(unsure.code, 1, 'two ports and no --port: exit status 1');
+  if (HAS_PROC) {
+    const [low, high] = [port, admin].sort((a, b) => a - b);
+    t.match(unsure.stderr, `listens on ports ${low} and ${high}`, 'names both ports');
+    t.ok(seconds < 15, `says so soon: ${seconds.toFixed(1)} s`);
+  }
+  t.match(unsure.stderr, /--port=N/, 'and says how to choose');
+
+  const chosen = await onewrite(['compare', FIXED, `--port=${admin}`, ...ONE_ROUND, `--out=${path.join(TMP, 'admin.svg')}`,
+    '--', String(port), String(admin)]);
+  t.equal(chosen.code, 0, '--port: exit status 0', { stderr: chosen.stderr.slice(-3000) });
+  // The admin server's answer is the long one (over 400 bytes; the app's
+  // is under 100).
+  const bytes = Number((/identical\s+(\d+) bytes/.exec(lineOf(chosen.stdout, '/')) || [])[1]);
+  t.ok(bytes > 400, `the byte check asked the port --port named (${bytes} bytes)`);
+  t.match(chosen.stdout, /^ {2}server CPU per request: stock [\d.]+ us/m, 'and the load ran');
+});
+
+t.test('a port the app prints that another process listens on is not taken for the app\'s', async (t) => {
+  // The app logs its cache's port (a server of this test's) and listens on
+  // its own fixed port silently.
+  const cache = http.createServer((req, res) => res.end(`the cache${'.'.repeat(400)}`));
+  await new Promise((resolve) => cache.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => cache.close());
+  const [own] = await freePorts(1);
+  const app = path.join(TMP, 'logs-a-port.js');
+  fs.writeFileSync(app, `
+console.log('cache at http://127.0.0.1:${cache.address().port}');
+require('node:http').createServer((req, res) => res.end('fixed port')).listen(${own}, '127.0.0.1');
+`);
+  const r = await onewrite(['compare', app, ...ONE_ROUND, `--out=${path.join(TMP, 'logs.svg')}`]);
+  if (!HAS_PROC) {
+    t.equal(r.code, 0, 'without /proc the printed port is all there is to go by');
+    return;
+  }
+  t.equal(r.code, 0, 'exit status 0', { stderr: r.stderr.slice(-3000) });
+  const bytes = Number((/identical\s+(\d+) bytes/.exec(lineOf(r.stdout, '/')) || [])[1]);
+  t.ok(bytes > 0 && bytes < 200, `the byte check asked the app, not the cache (${bytes} bytes)`);
+});
+
+t.test('--port where another server listens already: refused before the app starts', async (t) => {
+  const other = net.createServer((socket) => socket.destroy());
+  await new Promise((resolve) => other.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => other.close());
+  const { port } = other.address();
+  const r = await onewrite(['compare', FIXED, `--port=${port}`, ...ONE_ROUND, '--', String(port)]);
+  t.equal(r.code, 1, 'exit status 1');
+  t.match(r.stderr, `something already listens on --port=${port} before the app starts`, 'says so, naming the port');
+  t.notMatch(r.stdout, /identical/, 'and compares nothing');
+});
 
 t.test('an answer that differs is reported as a bug, with the difference, and no load runs', async (t) => {
   // A stand-in for a onewrite bug: /tell answers differently when end() is
@@ -150,13 +249,13 @@ require('node:http').createServer((req, res) => {
 t.test('the command line', async (t) => {
   const unknown = await onewrite(['compare', path.join(FIXTURES, 'express-app.js'), '--bogus=1']);
   t.equal(unknown.code, 2, 'an unknown flag: exit status 2');
-  t.match(unknown.stderr, /unknown option --bogus; valid options: --path, --rounds, --duration, --warmup, --connections, --node, --out, --help/,
+  t.match(unknown.stderr, /unknown option --bogus; valid options: --path, --port, --rounds, --duration, --warmup, --connections, --node, --out, --help/,
     'names the flag and lists the valid ones');
 
   const help = await onewrite(['compare', '--help']);
   t.equal(help.code, 0, '--help: exit status 0');
   t.match(help.stdout, /^Usage: npx onewrite compare <app\.js>/, 'the usage line');
-  for (const flag of ['--path', '--rounds', '--duration', '--warmup', '--connections', '--node', '--out', '--help']) {
+  for (const flag of ['--path', '--port', '--rounds', '--duration', '--warmup', '--connections', '--node', '--out', '--help']) {
     t.match(help.stdout, new RegExp(`\\n {2}(-h, )?${flag}\\b`), `--help describes ${flag}`);
   }
 
@@ -169,6 +268,9 @@ t.test('the command line', async (t) => {
   const bad = await onewrite(['compare', path.join(FIXTURES, 'express-app.js'), '--rounds=0']);
   t.equal(bad.code, 2, '--rounds=0: exit status 2');
   t.match(bad.stderr, /--rounds must be a whole number >= 1/, 'says what it must be');
+  const badPort = await onewrite(['compare', path.join(FIXTURES, 'express-app.js'), '--port=70000']);
+  t.equal(badPort.code, 2, '--port=70000: exit status 2');
+  t.match(badPort.stderr, /--port must be a whole number from 1 to 65535/, 'says what a port is');
 
   const top = await onewrite(['--help']);
   t.equal(top.code, 0, 'onewrite --help: exit status 0');

@@ -8,6 +8,7 @@ const { parseArgs } = require('node:util');
 
 const OPTIONS = {
   path: { type: 'string', multiple: true, value: '/x', help: 'a path to check and load (repeatable; default /); several are loaded in turn' },
+  port: { type: 'string', value: 'n', help: 'the port the app listens on, for an app that ignores PORT and listens on several, or without /proc (passed in PORT too)' },
   rounds: { type: 'string', value: 'n', default: '5', help: 'rounds of load per variant, interleaved stock, onewrite, stock, ...' },
   duration: { type: 'string', value: 's', default: '5', help: 'seconds of measured load per round' },
   warmup: { type: 'string', value: 's', default: '2', help: 'seconds of unmeasured load before each round' },
@@ -24,7 +25,8 @@ class UsageError extends Error {}
 const HELP = `Usage: npx onewrite compare <app.js> [options] [-- app arguments]
 
 Runs your app twice, stock and with onewrite preloaded (node -r onewrite/register),
-one at a time, on the port passed in PORT or the one it prints.  First it checks
+one at a time, on the port passed in PORT, or the one it prints, or else the one
+its process listens on (read from /proc on Linux), or --port=n.  First it checks
 that every path answers byte for byte the same (Date aside) and which fast paths
 each answer used, and why the others were handed over to Node; then it loads the
 app with autocannon in interleaved rounds and prints the server's CPU time per
@@ -39,15 +41,16 @@ ${Object.entries(OPTIONS).map(([name, o]) => {
 
 Exit status: 0 when done, 1 when the answers differ or something failed, 2 for a wrong command line.`;
 
-function number(name, text, { integer, min }) {
+function number(name, text, { integer, min, max = Infinity }) {
   const n = Number(text);
-  if (text === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min) {
-    throw new UsageError(`--${name} must be ${integer ? 'a whole number' : 'a number'} >= ${min}, not ${JSON.stringify(text)}`);
+  if (text === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min || n > max) {
+    const range = max === Infinity ? `>= ${min}` : `from ${min} to ${max}`;
+    throw new UsageError(`--${name} must be ${integer ? 'a whole number' : 'a number'} ${range}, not ${JSON.stringify(text)}`);
   }
   return n;
 }
 
-// argv (after `compare`) -> { help } or { app, appArgs, paths, rounds, duration, warmup, connections, node, out }
+// argv (after `compare`) -> { help } or { app, appArgs, paths, port, rounds, duration, warmup, connections, node, out }
 function parse(argv) {
   const config = {};
   for (const [name, o] of Object.entries(OPTIONS)) {
@@ -88,6 +91,7 @@ function parse(argv) {
     app: before[0],
     appArgs: after,
     paths,
+    port: values.port === undefined ? null : number('port', values.port, { integer: true, min: 1, max: 65535 }),
     rounds: number('rounds', get('rounds'), { integer: true, min: 1 }),
     duration: number('duration', get('duration'), { integer: false, min: 0.1 }),
     warmup: number('warmup', get('warmup'), { integer: false, min: 0 }),

@@ -144,7 +144,7 @@ async function main(argv, { out = process.stdout, err = process.stderr } = {}) {
     return 1;
   }
 
-  const app = { script: opts.script, args: opts.appArgs, node: opts.node };
+  const app = { script: opts.script, args: opts.appArgs, node: opts.node, fixedPort: opts.port };
   // Interrupted: no app left running behind.
   const onSignal = (signal) => {
     progress.done();
