@@ -17,7 +17,9 @@
 // report says when req/s is bounded by the client.  When the rounds
 // disagree (per-round ratios spread over 15 % of their median, or a round
 // more than 15 % from the others') it says so: rerun with more rounds, or
-// count instructions (npm run bench:instr), which the noise does not move.
+// count instructions (npm run bench:instr), which the noise does not move;
+// and when they disagree on server CPU per request, the line it leads with
+// says the run is inconclusive in place of a ratio (lib/headline.js).
 // Raw results go to <out>/compare-<node>-<time>.json and a chart to the
 // same name .svg.
 
@@ -27,6 +29,7 @@ const b = require('./lib/bench');
 const { parseArgs } = require('./lib/args');
 const { server: benchServer, NAMES } = require('./lib/servers');
 const variants = require('./lib/variants');
+const { headline } = require('./lib/headline');
 
 // Per-round ratios whose spread ((max - min) / median) is above this, or a
 // round further than this from its variant's median: a warning.  The limit
@@ -86,11 +89,13 @@ function ratios(runs, variant, key) {
   return { xs, median: b.median(xs) };
 }
 
-// Every non-stock variant's ratios, per figure: { [variant]: { serverCpuUs, rps } }.
+// Every non-stock variant's ratios, per figure: { [variant]: { serverCpuUs, serverUserUs, rps } }.
 function ratioTable(runs) {
   const table = {};
   for (const v of Object.keys(runs)) {
-    if (v !== 'stock') table[v] = { serverCpuUs: ratios(runs, v, 'serverCpuUs'), rps: ratios(runs, v, 'rps') };
+    if (v !== 'stock') {
+      table[v] = { serverCpuUs: ratios(runs, v, 'serverCpuUs'), serverUserUs: ratios(runs, v, 'serverUserUs'), rps: ratios(runs, v, 'rps') };
+    }
   }
   return table;
 }
@@ -136,9 +141,8 @@ function report(def, runs, version) {
   lines.push(`\n${def.label} - Node ${version}, ${opts.client}, c=${opts.c}${opts.pipelining > 1 ? ` pipelining=${opts.pipelining}` : ''}, ` +
     `${opts.duration}s x ${opts.rounds} rounds, interleaved; server on CPU 0, client on CPU ${b.cores > 1 ? 1 : 0}${b.hasTaskset ? '' : ' (no taskset: not pinned)'}`);
   const table = ratioTable(runs);
-  for (const [v, { serverCpuUs: cpu, rps }] of Object.entries(table)) {
-    lines.push(`${v}: server CPU per request ${cpu.median.toFixed(2)}x stock (per round ${cpu.xs.map((x) => x.toFixed(2)).join(' ')}), ` +
-      `req/s ${rps.median.toFixed(2)}x (per round ${rps.xs.map((x) => x.toFixed(2)).join(' ')})`);
+  for (const [v, { serverCpuUs: cpu, serverUserUs: user, rps }] of Object.entries(table)) {
+    lines.push(headline({ variant: v, cpu, user, rps, limit: SPREAD_LIMIT, rounds: opts.rounds }));
   }
   lines.push('variant       | server CPU us/req (min-max) | vs stock, per round (median) | req/s (min-max)         | vs stock, per round (median) | p50 ms | p99 ms | user us/req (vs stock) | server CPU | client CPU');
   for (const v of Object.keys(runs)) {
