@@ -20,7 +20,7 @@
 #      failure; tap's runner would start them with its own Node, and without
 #      binfmt_misc an arm64 program cannot start another), with
 #      ONEWRITE_BINARY naming that binary (build/ holds this machine's x64
-#      one); scripts/arm64-loaded.js, preloaded, fails each run that did
+#      one); scripts/loaded.js, preloaded, fails each run that did
 #      not load that binary into an arm64 Node with onewrite available;
 #   5. the packages as npm packs them (onewrite, @onewrite/linux-arm64-glibc),
 #      installed into an empty project by npm posing as linux arm64 glibc:
@@ -121,35 +121,16 @@ echo '{ "name": "app", "version": "1.0.0", "private": true }' > "$APP/package.js
 # (test/ci/registry.js installs it from a registry, as arm64, unforced).
 (cd "$APP" && npm install --silent --no-audit --no-fund --no-package-lock --force \
   "$TARBALL" "$PLATFORM_TARBALL")
-cat > "$APP/app.js" <<'EOF'
-'use strict';
-const http = require('node:http');
-const onewrite = require('onewrite');
-if (!onewrite.install()) throw new Error(`install() returned false: ${onewrite.status().reason}`);
-const server = http.createServer((req, res) => res.end('hello from arm64'));
-server.listen(0, '127.0.0.1', () => {
-  http.get({ port: server.address().port, host: '127.0.0.1', path: '/' }, (res) => {
-    let body = '';
-    res.on('data', (d) => { body += d; });
-    res.on('end', () => {
-      server.close();
-      const { counters } = onewrite.status();
-      if (res.statusCode !== 200 || body !== 'hello from arm64') throw new Error(`got ${res.statusCode} ${body}`);
-      if (counters.heads < 1 || counters.ends < 1) throw new Error(`no fast path ran: ${JSON.stringify(counters)}`);
-      console.log(`installed package: 200 "${body}", counters ${JSON.stringify(counters)}`);
-    });
-  });
-});
-EOF
+cp test/fixtures/installed-app.js "$APP/app.js"
 
 # Runs a command, output to $LOG, and requires the check line of
-# scripts/arm64-loaded.js in it.
+# scripts/loaded.js in it.
 run_checked() {
   local what="$1"
   shift
   local t0=$SECONDS
-  if "$@" >"$LOG" 2>&1 && grep -q '^arm64 check: ' "$LOG"; then
-    echo "ok   $what ($((SECONDS - t0)) s): $(grep -E '^# \{ total' "$LOG" | tail -n 1)$(grep -E '^installed package' "$LOG")"
+  if "$@" >"$LOG" 2>&1 && grep -q '^loaded check: ' "$LOG"; then
+    echo "ok   $what ($((SECONDS - t0)) s): $(grep -E '^# \{ total' "$LOG" | tail -n 1)$(grep -E '^\{"node"' "$LOG")"
     return 0
   fi
   tail -n 60 "$LOG"
@@ -162,6 +143,7 @@ run_checked() {
 TAP_TIMEOUT="$(node -p 'require("./package.json").tap.timeout')"
 export TAP_TIMEOUT
 
+export ONEWRITE_EXPECT_PLATFORM=linux-arm64
 failed=()
 for major in "${MAJORS[@]}"; do
   NODE_ARM64="$(node_for "$major")"
@@ -169,12 +151,12 @@ for major in "${MAJORS[@]}"; do
   echo "=== Node $version under qemu-aarch64 ($NODE_ARM64)"
   LOG="$PACKED/node-$major.log"
   for t in "${TESTS[@]}"; do
-    run_checked "test/$t.js" env ONEWRITE_BINARY="$ADDON" ONEWRITE_ARM64_ADDON="$ADDON" timeout 900 \
-      "${QEMU[@]}" "$NODE_ARM64" -r "$ROOT/scripts/arm64-loaded.js" "test/$t.js" || failed+=("$major:$t")
+    run_checked "test/$t.js" env ONEWRITE_BINARY="$ADDON" ONEWRITE_EXPECT_ADDON="$ADDON" timeout 900 \
+      "${QEMU[@]}" "$NODE_ARM64" -r "$ROOT/scripts/loaded.js" "test/$t.js" || failed+=("$major:$t")
   done
-  run_checked "the packed tarballs, installed" env -C "$APP" ONEWRITE_ARM64_ROOT="$APP/node_modules/onewrite" \
-    ONEWRITE_ARM64_ADDON="$APP/node_modules/@onewrite/linux-arm64-glibc/onewrite.node" \
-    timeout 300 "${QEMU[@]}" "$NODE_ARM64" -r "$ROOT/scripts/arm64-loaded.js" app.js || failed+=("$major:package")
+  run_checked "the packed tarballs, installed" env -C "$APP" ONEWRITE_EXPECT_ROOT="$APP/node_modules/onewrite" \
+    ONEWRITE_EXPECT_ADDON="$APP/node_modules/@onewrite/linux-arm64-glibc/onewrite.node" \
+    timeout 300 "${QEMU[@]}" "$NODE_ARM64" -r "$ROOT/scripts/loaded.js" app.js || failed+=("$major:package")
 done
 
 echo "arm64 under qemu: $((SECONDS - START)) s"

@@ -11,10 +11,13 @@
 #   linux-*-musl    ELF of the right machine; needs musl's libc.so alone,
 #                   every symbol it takes from it defined there, and no
 #                   glibc symbol version;
-#   win32-x64       a PE32+ x86-64 DLL importing node.exe (Node's Node-API
-#                   exports, through an import library dlltool makes from
-#                   node-api-headers' def file), KERNEL32.dll and msvcrt.dll
-#                   alone (every Windows has them; no MinGW runtime DLL).
+#   win32-x64       a PE32+ x86-64 DLL importing KERNEL32.dll and msvcrt.dll
+#                   alone (every Windows has them; no MinGW runtime DLL),
+#                   its Node-API functions delay-loaded from node.exe (a
+#                   delay-import library dlltool makes from node-api-headers'
+#                   def file) and taken from the running program, whatever
+#                   its name (csrc/win_delay_load_hook.c); linked without a
+#                   timestamp, so that two builds are the same bytes.
 # Every binary takes nothing from Node but the napi_* functions Node
 # exports (node-api-headers' def file lists them).
 #
@@ -121,12 +124,15 @@ check_pe() {
   [ "$format" = "$MACHINE" ] || fail "$platform" "file format $format, not $MACHINE"
   x86_64-w64-mingw32-objdump -p "$file" | grep -q 'Magic.*PE32+' || fail "$platform" "not PE32+"
   dlls="$(x86_64-w64-mingw32-objdump -p "$file" | sed -n 's/.*DLL Name: //p' | sort | tr '\n' ' ')"
-  [ "$dlls" = "KERNEL32.dll msvcrt.dll node.exe " ] || fail "$platform" "imports [$dlls], not node.exe, KERNEL32.dll and msvcrt.dll"
-  mapfile -t imports < <(x86_64-w64-mingw32-objdump -p "$file" |
-    awk '/DLL Name: node.exe/{on=1; next} /DLL Name:/{on=0} on && NF==3 && $3 ~ /^napi_|^node_api_/ {print $3}')
-  [ ${#imports[@]} -gt 0 ] || fail "$platform" "imports nothing from node.exe"
+  [ "$dlls" = "KERNEL32.dll msvcrt.dll " ] || fail "$platform" "imports [$dlls], not KERNEL32.dll and msvcrt.dll alone"
+  # The delay-loaded names are strings in the file, beside "node.exe".
+  strings "$file" | grep -qx node.exe || fail "$platform" "no delay-loaded node.exe"
+  # (less the two it exports itself: its module init and its API version).
+  mapfile -t imports < <(strings "$file" | grep -E '^(napi|node_api)_' |
+    grep -vx -e napi_register_module_v1 -e node_api_module_get_api_version_v1 | sort -u)
+  [ ${#imports[@]} -gt 0 ] || fail "$platform" "takes nothing from node.exe"
   check_napi "$platform" "${imports[@]}"
-  echo "binaries: $platform: PE32+ x86-64 DLL, imports ${#imports[@]} functions of node.exe, KERNEL32.dll, msvcrt.dll"
+  echo "binaries: $platform: PE32+ x86-64 DLL, KERNEL32.dll and msvcrt.dll, ${#imports[@]} functions delay-loaded from the running node.exe"
 }
 
 for platform in "${PLATFORMS[@]}"; do
@@ -140,9 +146,10 @@ for platform in "${PLATFORMS[@]}"; do
       check_elf "$platform" "$tmp"
       ;;
     win32-*)
-      # Node-API functions are node.exe's exports: the import library says so.
-      x86_64-w64-mingw32-dlltool -d "$DEF" -D node.exe -l "$SCRATCH/libnode.a"
-      "$CC" "${CFLAGS[@]}" -shared -s -o "$tmp" "${SOURCES[@]}" -L"$SCRATCH" -lnode
+      # Node-API functions are node.exe's exports, delay-loaded (-y).
+      x86_64-w64-mingw32-dlltool -d "$DEF" -D node.exe -y "$SCRATCH/libnode-delay.a"
+      "$CC" "${CFLAGS[@]}" -shared -s -Wl,--no-insert-timestamp,--disable-auto-image-base -o "$tmp" \
+        "${SOURCES[@]}" csrc/win_delay_load_hook.c -L"$SCRATCH" -lnode-delay
       check_pe "$platform" "$tmp"
       ;;
   esac
