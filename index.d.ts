@@ -59,6 +59,11 @@ interface StatusBase {
    * `http.OutgoingMessage.prototype` since onewrite loaded.
    */
   left: Record<string, string>;
+  /**
+   * The file of the binary loaded (a platform package's, a local build's,
+   * or `ONEWRITE_BINARY`), or `null` when none was.
+   */
+  binary: string | null;
 }
 
 /** Installed on `http.ServerResponse.prototype`, or the subclass in use. */
@@ -68,6 +73,7 @@ export interface StatusActive extends StatusBase {
   mode: 'installed' | 'subclass';
   available: true;
   reason: null;
+  remedy: null;
 }
 
 /** Could be installed, but is not. */
@@ -76,6 +82,7 @@ export interface StatusNotInstalled extends StatusBase {
   mode: 'off';
   available: true;
   reason: 'not installed';
+  remedy: null;
 }
 
 /** Cannot run here; Node's own code is in charge. */
@@ -86,10 +93,17 @@ export interface StatusUnavailable extends StatusBase {
   /**
    * Why not: `'disabled by ONEWRITE_DISABLE=1'`,
    * `'Node 27.0.0 is not a tested version (tested: 20, 22, 24, 26)'`,
+   * `'Bun 1.4.5 is not Node.js: it lacks what onewrite relies on: ...'`,
    * `'the native addon could not be loaded: ...'`,
    * `'this Node lacks what onewrite relies on: ...'`.
    */
   reason: string;
+  /**
+   * What would turn onewrite on (`'... npx onewrite build ...'`), or
+   * `null` where nothing is to be done (disabled on purpose, another
+   * runtime).
+   */
+  remedy: string | null;
 }
 
 /** What `status()` returns. `active` implies `available`. */

@@ -32,16 +32,20 @@ const total: number = counters.heads + counters.headsToNode + counters.ends +
 const hexFallbacks: number | undefined = s.fallbacks['encoding hex'];
 const leftOut: string | undefined = s.left.writeHead;
 const mode: 'installed' | 'subclass' | 'off' = s.mode;
+const binaryFile: string | null = s.binary;
+const remedy: string | null = s.remedy;
 
 // The union narrows: active implies available and no reason; unavailable
 // always has a reason.
 if (s.active) {
   const on: true = s.available;
   const none: null = s.reason;
+  const nothingToDo: null = s.remedy;
   const how: 'installed' | 'subclass' = s.mode;
 } else if (!s.available) {
   const why: string = s.reason;
   why.startsWith('the native addon could not be loaded');
+  const todo: string | null = s.remedy;
 } else {
   const notInstalled: 'not installed' = s.reason;
 }
