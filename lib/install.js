@@ -19,17 +19,14 @@ const internals = require('./internals');
 const stats = require('./stats');
 
 // Why the fast paths cannot run here, or null.  Checked once, at load.
-function whyUnavailable({ disable, runtime = 'Node', version, tested, binding, error, missing }) {
+function whyUnavailable({ disable, runtime = 'Node', versionProblem = null, binding, error, missing }) {
   if (disable === '1') return 'disabled by ONEWRITE_DISABLE=1';
   if (!runtime.startsWith('Node')) {
     return missing.length > 0
       ? `${runtime} is not Node.js: it lacks what onewrite relies on: ${missing.join(', ')}`
       : `${runtime} is not Node.js, the only runtime onewrite is tested on`;
   }
-  const major = Number(String(version).split('.')[0]);
-  if (!tested.includes(major)) {
-    return `Node ${version} is not a tested version (tested: ${tested.join(', ')})`;
-  }
+  if (versionProblem !== null) return versionProblem;
   if (missing.length > 0) return `this Node lacks what onewrite relies on: ${missing.join(', ')}`;
   if (!binding) {
     return 'the native addon could not be loaded: ' +
@@ -40,12 +37,14 @@ function whyUnavailable({ disable, runtime = 'Node', version, tested, binding, e
 
 // What would turn the fast paths on, for the reason above, or null where
 // nothing is to be done (asked to be off; another runtime).
-function remedyFor({ reason, version, tested, binding, remedy }) {
+function remedyFor({ reason, version, tested, checkedFrom, binding, remedy }) {
   if (reason === null || reason.startsWith('disabled by') || reason.includes('is not Node.js')) return null;
+  const major = String(version).split('.')[0];
   if (reason.includes('is not a tested version')) {
     return `run the app on Node ${tested.join(', ').replace(/, (\d+)$/, ' or $1')}, ` +
-      `or a release of onewrite that lists Node ${String(version).split('.')[0]}`;
+      `or a release of onewrite that lists Node ${major}`;
   }
+  if (reason.includes('is older than')) return `upgrade Node to ${checkedFrom[major]} or later`;
   if (!binding && remedy) return remedy;
   return `report it, with the Node version and this message: ${BUGS}`;
 }
@@ -55,7 +54,9 @@ const facts = {
   disable: process.env.ONEWRITE_DISABLE,
   runtime: platforms.runtimeDescription(),
   version: process.versions.node,
+  versionProblem: internals.versionRefusal(process.versions.node),
   tested: internals.TESTED,
+  checkedFrom: internals.CHECKED_FROM,
   binding: native.binding,
   error: native.error,
   missing: internals.supported || platforms.runtime() !== 'node' ? internals.missing() : [],

@@ -16,10 +16,31 @@ const net = require('node:net');
 const Stream = require('node:stream');
 const { OutgoingMessage, ServerResponse } = http;
 const slots = require('./slots');
+const { MathFloor } = require('./primordials');
 
 const TESTED = [20, 22, 24, 26];
+// The oldest release of each line the suite passes on: below it Node's
+// http code differs where onewrite does its work (found by running the
+// suite down each line, release by release):
+//   20.19.5, 22.15.0: before them a string Content-Length stayed a string
+//     as _contentLength (nodejs/node#57456), and strictContentLength threw
+//     a mismatch onewrite does not;
+//   24.22.1, 26.9.0: before them write_() corked the socket, not the
+//     message, so the writes of one tick were not merged into one chunk.
+const CHECKED_FROM = { 20: '20.19.5', 22: '22.15.0', 24: '24.22.1', 26: '26.9.0' };
 const major = Number(process.versions.node.split('.')[0]);
-const supported = TESTED.includes(major);
+
+// Why onewrite cannot run on Node `version`, or null.
+function versionRefusal(version) {
+  const [maj, min, patch] = String(version).split('.').map(Number);
+  if (!TESTED.includes(maj)) return `Node ${version} is not a tested version (tested: ${TESTED.join(', ')})`;
+  const [a, b, c] = CHECKED_FROM[maj].split('.').map(Number);
+  if (min < b || (min === b && patch < c) || maj !== a) {
+    return `Node ${version} is older than the Node ${maj} releases onewrite was checked on (${CHECKED_FROM[maj]} and later)`;
+  }
+  return null;
+}
+const supported = versionRefusal(process.versions.node) === null;
 
 // The release lines whose lib/_http_outgoing.js end(), write_() and
 // uncork() are written alike: 20; 22; 24 and 26 (maybePrepareFinalChunk,
@@ -499,7 +520,7 @@ function queuedBytes(res) {
 // raw _maxRequestsPerSocket, 26 the ~~ of it (its cached
 // keepAliveHeaderCache).
 function keepAliveLine(timeout, max) {
-  const timeoutSeconds = Math.floor(timeout / 1000);
+  const timeoutSeconds = MathFloor(timeout / 1000);
   if (major >= 26) {
     const m = ~~max;
     return `Keep-Alive: timeout=${timeoutSeconds}` + (m > 0 ? `, max=${m}` : '') + '\r\n';
@@ -738,6 +759,8 @@ module.exports = {
   TESTED,
   LINE,
   PHRASE_FIRST,
+  CHECKED_FROM,
+  versionRefusal,
   major,
   supported,
   missing,

@@ -5,7 +5,7 @@
 // that loads is not the one this code expects, `binding` is null, `error`
 // says why and `remedy` what to do, and the package leaves Node's own code
 // in charge.  Where onewrite cannot run anyway (ONEWRITE_DISABLE=1, another
-// runtime, a Node major that was not tested) no binary is loaded at all.
+// runtime, a Node release that was not checked) no binary is loaded at all.
 //
 // The shared memory is a SharedArrayBuffer made here: one cannot be
 // detached or moved, so the pointer the addon keeps stays good.  It is
@@ -15,7 +15,7 @@
 const S = require('./slots');
 const binary = require('./binary');
 const platforms = require('./platforms');
-const { TESTED } = require('./internals');
+const { versionRefusal } = require('./internals');
 
 const FUNCTIONS = ['attach', 'head', 'message', 'join', 'chunk', 'setDate', 'setKeepAlive'];
 
@@ -32,7 +32,7 @@ let lens = null;
 function notWanted() {
   if (process.env.ONEWRITE_DISABLE === '1') return 'disabled by ONEWRITE_DISABLE=1';
   if (platforms.runtime() !== 'node') return `not Node.js (${platforms.runtimeDescription()})`;
-  if (!TESTED.includes(Number(process.versions.node.split('.')[0]))) return 'not a tested Node';
+  if (versionRefusal(process.versions.node) !== null) return 'not a Node release onewrite was checked on';
   return null;
 }
 

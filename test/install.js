@@ -164,7 +164,8 @@ t.test('ONEWRITE_DISABLE=1 keeps Node\'s code and says why', async (t) => {
 
 t.test('why the fast paths cannot run, for each reason, and what turns them on', async (t) => {
   const { whyUnavailable, remedyFor } = require('../lib/install');
-  const ok = { disable: undefined, runtime: 'Node 20.1.0', version: '20.1.0', tested: [20, 22], binding: {}, error: null, missing: [] };
+  const ok = { disable: undefined, runtime: 'Node 20.20.0', version: '20.20.0', versionProblem: null, tested: [20, 22],
+    checkedFrom: { 20: '20.19.5', 22: '22.15.0' }, binding: {}, error: null, missing: [] };
   const both = (facts) => {
     const reason = whyUnavailable(facts);
     return [reason, remedyFor({ ...facts, reason, remedy: facts.remedy })];
@@ -172,8 +173,21 @@ t.test('why the fast paths cannot run, for each reason, and what turns them on',
   t.same(both(ok), [null, null]);
   t.same(both({ ...ok, disable: '1' }), ['disabled by ONEWRITE_DISABLE=1', null], 'asked for: nothing to do');
   t.same(both({ ...ok, disable: '0' }), [null, null]);
-  t.same(both({ ...ok, version: '27.0.0' }), ['Node 27.0.0 is not a tested version (tested: 20, 22)',
-    'run the app on Node 20 or 22, or a release of onewrite that lists Node 27']);
+  const { versionRefusal } = require('../lib/internals');
+  t.same(both({ ...ok, version: '27.0.0', versionProblem: versionRefusal('27.0.0') }),
+    ['Node 27.0.0 is not a tested version (tested: 20, 22, 24, 26)',
+      'run the app on Node 20 or 22, or a release of onewrite that lists Node 27']);
+  t.same(both({ ...ok, version: '24.21.0', versionProblem: versionRefusal('24.21.0'), checkedFrom: { 24: '24.22.1' } }),
+    ['Node 24.21.0 is older than the Node 24 releases onewrite was checked on (24.22.1 and later)',
+      'upgrade Node to 24.22.1 or later']);
+  for (const [older, checked] of [['20.19.4', '20.19.5'], ['22.14.0', '22.15.0'], ['24.21.0', '24.22.1'],
+    ['26.8.2', '26.9.0'], ['26.0.0', '26.9.0'], ['20.18.9', '20.19.5']]) {
+    t.match(versionRefusal(older), /is older than/, `${older}: refused`);
+    t.equal(versionRefusal(checked), null, `${checked}: the oldest checked`);
+  }
+  for (const newer of ['20.20.2', '22.23.5', '24.22.3', '26.12.1', '26.20.0', '24.23.0']) {
+    t.equal(versionRefusal(newer), null, `${newer}: taken`);
+  }
   t.same(both({ ...ok, binding: null, error: new Error('its binary package is not installed\nmore'), remedy: 'install it' }),
     ['the native addon could not be loaded: its binary package is not installed', 'install it']);
   const [lacks, report] = both({ ...ok, missing: ['kOutHeaders'] });
