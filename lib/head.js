@@ -19,6 +19,10 @@ const internals = require('./internals');
 const S = require('./slots');
 const walker = require('./walk');
 const { fallback } = require('./stats');
+const {
+  ArrayPrototypeSlice, DatePrototypeGetMilliseconds, DatePrototypeToUTCString, RegExpPrototypeTest,
+  StringPrototypeCharCodeAt, StringPrototypeSlice, TypedArrayPrototypeSlice,
+} = require('./primordials');
 
 const { binding, ints, nums, roles, lens } = native;
 const { MAX_STRING_LENGTH } = require('node:buffer').constants;
@@ -26,9 +30,8 @@ const { MAX_STRING_LENGTH } = require('node:buffer').constants;
 // The Date value, cached per second like Node's internal utcDate().  The
 // real Date, its methods and setTimeout are taken now, so fake timers
 // installed later by a test framework leave it alone, as they leave Node's
-// own cache alone.
+// own cache alone (lib/primordials.js has its methods).
 const RealDate = Date;
-const { toUTCString, getMilliseconds } = Date.prototype;
 const { setTimeout: realSetTimeout } = require('node:timers');
 let dateValid = false;
 let dateGeneration = 0; // moves with every new Date value
@@ -40,10 +43,10 @@ function resetDate() {
 function ensureDate() {
   if (dateValid) return;
   const d = new RealDate();
-  binding.setDate(toUTCString.call(d));
+  binding.setDate(DatePrototypeToUTCString(d));
   dateValid = true;
   dateGeneration++;
-  realSetTimeout(resetDate, 1000 - getMilliseconds.call(d)).unref();
+  realSetTimeout(resetDate, 1000 - DatePrototypeGetMilliseconds(d)).unref();
 }
 
 // The Keep-Alive line, rendered again only when the server's settings change.
@@ -105,7 +108,7 @@ function toNumber(s) {
   if (n === 0 || n > 15) return +s;
   let v = 0;
   for (let i = 0; i < n; i++) {
-    const d = s.charCodeAt(i) - 48;
+    const d = StringPrototypeCharCodeAt(s, i) - 48;
     if (d < 0 || d > 9) return +s;
     v = v * 10 + d;
   }
@@ -177,14 +180,14 @@ function patch(e, parts, n) {
     const valueAt = at + name.length + 2;
     if (value !== old) {
       const role = roleOf[i >> 1];
-      if (role === S.ROLE_SPECIAL || bad.test(value)) return null;
+      if (role === S.ROLE_SPECIAL || RegExpPrototypeTest(bad, value)) return null;
       if (role === S.ROLE_LENGTH) patchedLength = toNumber(value);
-      out += h.slice(from, valueAt) + value;
+      out += StringPrototypeSlice(h, from, valueAt) + value;
       from = valueAt + old.length;
     }
     at = valueAt + old.length + 2;
   }
-  return from === 0 ? null : out + h.slice(from);
+  return from === 0 ? null : out + StringPrototypeSlice(h, from);
 }
 
 // The _contentLength the user's last Content-Length gives, from the
@@ -233,9 +236,9 @@ function render(length, key, st, status, lineMode, cl, timeout, max, method) {
   rendered.userLength = userLengthOf(parts, seen);
   if (keepable) {
     cache[slotOf(parts.length, key)] = {
-      parts: parts.slice(), length, st, status, cl, timeout, max, date: dateGeneration,
+      parts: ArrayPrototypeSlice(parts), length, st, status, cl, timeout, max, date: dateGeneration,
       head, sent, out: rendered.out, seen, userLength: rendered.userLength,
-      roles: roles.slice(0, (parts.length - 1) >> 1),
+      roles: TypedArrayPrototypeSlice(roles, 0, (parts.length - 1) >> 1),
       // The first line: as given (line mode 0), or "HTTP/1.1 NNN <reason>\r\n".
       firstLength: lineMode === 0 ? parts[0].length : 15 + parts[0].length,
     };
@@ -291,7 +294,7 @@ function store(res, first, headers, code, dropBody, noKeepAlive, method) {
     if (st & S.CHUNKED || chunked) {
       if (code === 0) {
         status = statusRule(res);
-      } else if (INVALID_HEADER_CHAR.test(first)) {
+      } else if (RegExpPrototypeTest(INVALID_HEADER_CHAR, first)) {
         // Node throws before _storeHeader reads statusCode.
         fallback('invalid status message', method);
         return -1;

@@ -30,6 +30,7 @@ const internals = require('./internals');
 const head = require('./head');
 const { protoOf } = require('./walk');
 const S = require('./slots');
+const { RegExpPrototypeTest } = require('./primordials');
 const { binding } = require('./native');
 
 const { LINE, onFinish, bufferLatin1Write } = internals;
@@ -165,7 +166,7 @@ function writeFramed(socket, h, chunk, encoding, len, oneByte, after, callback, 
   const size = len.toString(16) + '\r\n';
   if (typeof chunk === 'string') {
     if (tooLongToJoin(h.length + size.length + chunk.length + 2 + after.length)) return undefined;
-    if (oneByte || (asciiHead(h) && !NOT_ASCII.test(after))) {
+    if (oneByte || (asciiHead(h) && !RegExpPrototypeTest(NOT_ASCII, after))) {
       const data = h + size + chunk + '\r\n' + after;
       if (lift) liftEndCork(socket, data);
       return socket.write(data, oneByte ? 'latin1' : 'utf8', callback);

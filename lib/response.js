@@ -25,6 +25,10 @@ const head = require('./head');
 const outgoing = require('./outgoing');
 const { counters, fallback } = require('./stats');
 const { SEEN_EXPECT } = require('./slots');
+const {
+  ArrayBufferIsView, ArrayIsArray, FunctionPrototypeCall, ObjectKeys, ReflectApply, RegExpPrototypeTest,
+  SetPrototypeHas, StringPrototypeToLowerCase, replacedBuiltin,
+} = require('./primordials');
 
 const { originals, LINE, PHRASE_FIRST } = internals;
 const OutgoingPrototype = OutgoingMessage.prototype;
@@ -58,8 +62,9 @@ function bodyRefusal(chunk, encoding) {
     const len = outgoing.textLength(chunk, encoding);
     if (len < 0) {
       if (encoding === 'ascii') return 'ascii text not ascii';
-      return typeof encoding === 'string' && KNOWN_ENCODINGS.has(encoding.toLowerCase())
-        ? `encoding ${encoding.toLowerCase()}` : 'encoding unknown';
+      if (typeof encoding !== 'string') return 'encoding unknown';
+      const lower = StringPrototypeToLowerCase(encoding);
+      return SetPrototypeHas(KNOWN_ENCODINGS, lower) ? `encoding ${lower}` : 'encoding unknown';
     }
     bodyLength = len;
     bodyOneByte = len === chunk.length || encoding === 'latin1' || encoding === 'binary';
@@ -73,7 +78,7 @@ function bodyRefusal(chunk, encoding) {
     bodyLength = outgoing.typedArrayByteLength(chunk);
     bodyOneByte = true;
   } else {
-    return typeof chunk === 'object' && chunk !== null && ArrayBuffer.isView(chunk)
+    return typeof chunk === 'object' && chunk !== null && ArrayBufferIsView(chunk)
       ? 'Uint8Array subclass or own length' : 'body not a string or Uint8Array';
   }
   if (bodyLength === 0) return 'empty body';
@@ -92,6 +97,15 @@ function dataRefusal(res, chunk, encoding) {
   // Node's steps call them, and the fast paths go on after them.
   if (!internals.socketCorksAreWritables(socket)) return 'socket.cork or uncork replaced';
   return bodyRefusal(chunk, encoding);
+}
+
+// A builtin Node's own code calls live on this path was replaced since
+// onewrite loaded (lib/primordials.js): the call goes to Node, whose code
+// runs the replacement where and as often as it always does.
+function builtinRefusal(method) {
+  if (replacedBuiltin() === null) return false;
+  fallback('builtin replaced', method);
+  return true;
 }
 
 // ---- the methods -------------------------------------------------------------
@@ -132,22 +146,22 @@ function makeMethods(gate, global = null) {
   // hand the call over; after it, it finishes as Node would.
   function writeHead(statusCode, reason, obj) {
     const other = wrapper('writeHead', originals.writeHead);
-    if (other !== null) return other.apply(this, arguments);
+    if (other !== null) return ReflectApply(other, this, arguments);
     if (!gate.on || internals.headerRendered(this) ||
-        (typeof statusCode !== 'number' && typeof statusCode !== 'string')) {
-      return originals.writeHead.apply(this, arguments);
+        (typeof statusCode !== 'number' && typeof statusCode !== 'string') || builtinRefusal('writeHead')) {
+      return ReflectApply(originals.writeHead, this, arguments);
     }
     const code = statusCode | 0;
-    if (code < 100 || code > 999) return originals.writeHead.apply(this, arguments);
+    if (code < 100 || code > 999) return ReflectApply(originals.writeHead, this, arguments);
     if (typeof reason !== 'string') obj ??= reason;
     // Headers given as an array join setHeader()'s differently on 20 and
     // on 22+: Node's writeHead does that merge.  Whether there is one to
     // do is known only after the status is assigned (a setter may call
     // setHeader()), so with an array the call goes to Node unless the
     // assignments below can run no code.
-    if (Array.isArray(obj) && (internals.outHeaders(this) || !plainStatus(this))) {
+    if (ArrayIsArray(obj) && (internals.outHeaders(this) || !plainStatus(this))) {
       fallback('writeHead array merged', 'writeHead');
-      return originals.writeHead.apply(this, arguments);
+      return ReflectApply(originals.writeHead, this, arguments);
     }
     if (typeof reason === 'string') {
       this.statusMessage = reason;
@@ -160,7 +174,7 @@ function makeMethods(gate, global = null) {
     let headers = obj;
     if (out) {
       if (obj) {
-        const keys = Object.keys(obj);
+        const keys = ObjectKeys(obj);
         for (let i = 0; i < keys.length; i++) {
           const k = keys[i];
           if (k) this.setHeader(k, obj[k]);
@@ -206,13 +220,13 @@ function makeMethods(gate, global = null) {
     }
     // Node's remaining steps: check the message, make the status line, drop
     // the body, keep-alive, _storeHeader through the response.
-    if (checked !== null && INVALID_HEADER_CHAR.test(checked)) throw internals.errors.invalidStatusMessage();
+    if (checked !== null && RegExpPrototypeTest(INVALID_HEADER_CHAR, checked)) throw internals.errors.invalidStatusMessage();
     const statusLine = `HTTP/1.1 ${code} ${message}\r\n`;
     if (dropBody) internals.dropBody(this);
     if (noKeepAlive) internals.dontKeepAlive(this);
     if (storeOurs) {
       counters.headsToNode++;
-      originals.storeHeader.call(this, statusLine, headers);
+      FunctionPrototypeCall(originals.storeHeader, this, statusLine, headers);
     } else {
       this._storeHeader(statusLine, headers);
     }
@@ -224,15 +238,16 @@ function makeMethods(gate, global = null) {
   // (20-24).
   function _storeHeader(firstLine, headers) {
     const other = wrapper('_storeHeader', originals.storeHeader);
-    if (other !== null) return other.call(this, firstLine, headers);
+    if (other !== null) return FunctionPrototypeCall(other, this, firstLine, headers);
     if (!gate.on || OutgoingPrototype._storeHeader !== originals.storeHeader) {
       if (gate.on) fallback('_storeHeader replaced after install', '_storeHeader');
-      return OutgoingPrototype._storeHeader.call(this, firstLine, headers);
+      return FunctionPrototypeCall(OutgoingPrototype._storeHeader, this, firstLine, headers);
     }
-    const seen = typeof firstLine === 'string' ? head.storeHeader(this, firstLine, headers) : -1;
+    const seen = typeof firstLine === 'string' && !builtinRefusal('_storeHeader')
+      ? head.storeHeader(this, firstLine, headers) : -1;
     if (seen < 0) {
       counters.headsToNode++;
-      return originals.storeHeader.call(this, firstLine, headers);
+      return FunctionPrototypeCall(originals.storeHeader, this, firstLine, headers);
     }
     counters.heads++;
     if (seen & SEEN_EXPECT) internals.flushHead(this);
@@ -240,13 +255,17 @@ function makeMethods(gate, global = null) {
 
   function end(chunk, encoding, callback) {
     const other = instead('end', originals.end);
-    if (other !== null) return other.apply(this, arguments);
+    if (other !== null) return ReflectApply(other, this, arguments);
+    if (builtinRefusal('end')) {
+      if (chunk && typeof chunk !== 'function') counters.endsToNode++;
+      return ReflectApply(originals.end, this, arguments);
+    }
     if (typeof chunk === 'function' || !chunk) {
       // end() without data: Node's own until the head is rendered (its
       // implicit head) or once finished; else Node's steps (endEmpty).
       if (typeof chunk === 'function') callback = chunk;
       else if (typeof encoding === 'function') callback = encoding;
-      if (this.finished || !internals.headerRendered(this)) return originals.end.apply(this, arguments);
+      if (this.finished || !internals.headerRendered(this)) return ReflectApply(originals.end, this, arguments);
       outgoing.endEmpty(this, callback);
       return this;
     }
@@ -258,7 +277,7 @@ function makeMethods(gate, global = null) {
     if (why !== null) {
       fallback(why, 'end');
       counters.endsToNode++;
-      return originals.end.call(this, chunk, encoding, callback);
+      return FunctionPrototypeCall(originals.end, this, chunk, encoding, callback);
     }
     const missed = outgoing.endWithData(this, chunk, encoding, callback, bodyLength, bodyOneByte);
     if (missed === null) {
@@ -272,7 +291,8 @@ function makeMethods(gate, global = null) {
 
   function write(chunk, encoding, callback) {
     const other = instead('write', originals.write);
-    if (other !== null) return other.apply(this, arguments);
+    if (other !== null) return ReflectApply(other, this, arguments);
+    if (builtinRefusal('write')) return nodeWrite(this, chunk, encoding, callback);
     if (typeof encoding === 'function') {
       callback = encoding;
       encoding = null;
@@ -294,8 +314,8 @@ function makeMethods(gate, global = null) {
   // corked go out as one chunk, as Node sends them, but in one socket write.
   function uncork() {
     const other = instead('uncork', originals.uncork);
-    if (other !== null) return other.apply(this, arguments);
-    const n = outgoing.flushChunks(this);
+    if (other !== null) return ReflectApply(other, this, arguments);
+    const n = builtinRefusal('uncork') ? 0 : outgoing.flushChunks(this);
     if (n > 0) {
       counters.writes += n;
       return;
@@ -305,7 +325,7 @@ function makeMethods(gate, global = null) {
       fallback(outgoing.lastRefusal(), 'uncork');
       counters.writesToNode += buffered / 3;
     }
-    originals.uncork.call(this);
+    FunctionPrototypeCall(originals.uncork, this);
   }
 
   const ours = LINE >= 24 ? { writeHead, _storeHeader, end, write, uncork } :
@@ -338,7 +358,7 @@ function plainStatus(res) {
 // counted when it is flushed.
 function nodeWrite(res, chunk, encoding, callback) {
   const before = internals.chunkedBuffer(res).length;
-  const ret = originals.write.call(res, chunk, encoding, callback);
+  const ret = FunctionPrototypeCall(originals.write, res, chunk, encoding, callback);
   count(res, internals.chunkedBuffer(res).length > before ? outgoing.BUFFERED : outgoing.SENT);
   return ret;
 }

@@ -9,6 +9,7 @@
 
 const path = require('node:path');
 const { debuglog } = require('node:util');
+const { MapPrototypeGet, MapPrototypeSet } = require('./primordials');
 
 const counters = {
   heads: 0, //          heads rendered by the addon (or its cache)
@@ -68,8 +69,8 @@ function shortStack() {
 
 // One hand-over to Node's own code, by `method`, for `reason`.
 function fallback(reason, method) {
-  const n = fallbacks.get(reason);
-  fallbacks.set(reason, n === undefined ? 1 : n + 1);
+  const n = MapPrototypeGet(fallbacks, reason);
+  MapPrototypeSet(fallbacks, reason, n === undefined ? 1 : n + 1);
   if (n === undefined && debug.enabled) {
     debug('%s: handed to Node (%s), first time\n%s', method, reason, shortStack());
   }

@@ -18,6 +18,10 @@
 
 const { isProxy } = require('node:util/types');
 const internals = require('./internals');
+const {
+  ArrayIsArray, ArrayPrototypeSlice, FunctionPrototypeCall, MathImul, RegExpPrototypeTest,
+  SetPrototypeHas, StringPrototypeCharCodeAt, StringPrototypeToLowerCase,
+} = require('./primordials');
 
 const { getOwnPropertyDescriptor, keys: objectKeys } = Object;
 const ObjectPrototype = Object.prototype;
@@ -45,7 +49,7 @@ function v8ProtoGetter() {
   }
 }
 const protoGetter = v8ProtoGetter();
-const protoOf = protoGetter === null ? getPrototypeOf : (o) => protoGetter.call(o);
+const protoOf = protoGetter === null ? getPrototypeOf : (o) => FunctionPrototypeCall(protoGetter, o);
 const ArrayPrototype = Array.prototype;
 
 // The most pairs a head may have to be rendered by the addon (the room
@@ -100,7 +104,7 @@ function addPair(name, value) {
   parts[n + 1] = value;
   state.n = n + 2;
   state.length += name.length + value.length;
-  state.key = (Math.imul(state.key, 31) + name.length) | 0;
+  state.key = (MathImul(state.key, 31) + name.length) | 0;
   return true;
 }
 
@@ -111,26 +115,26 @@ function addPair(name, value) {
 // 26), and toLowerCase() costs ~250 instructions a name, many of which
 // have the length of one of the three names below (X-Forwarded-Proto, ...).
 function startsWithLetter(name, lower) {
-  return (name.charCodeAt(0) | 0x20) === lower;
+  return (StringPrototypeCharCodeAt(name, 0) | 0x20) === lower;
 }
 const CHAR_C = 0x63; // c
 const CHAR_T = 0x74; // t
 
 function isContentDisposition(name) {
-  return name.length === 19 && startsWithLetter(name, CHAR_C) && name.toLowerCase() === 'content-disposition';
+  return name.length === 19 && startsWithLetter(name, CHAR_C) && StringPrototypeToLowerCase(name) === 'content-disposition';
 }
 
 // Node's test for chunked in a Transfer-Encoding value (common.chunkExpression,
 // the same on 20-26).
 const CHUNKED = /(?:^|\W)chunked(?:$|\W)/i;
 function isTransferEncoding(name) {
-  return name.length === 17 && startsWithLetter(name, CHAR_T) && name.toLowerCase() === 'transfer-encoding';
+  return name.length === 17 && startsWithLetter(name, CHAR_T) && StringPrototypeToLowerCase(name) === 'transfer-encoding';
 }
 
 // The common spellings without lowercasing.
 function isContentLength(name) {
   return name === 'Content-Length' || name === 'content-length' ||
-    (name.length === 14 && startsWithLetter(name, CHAR_C) && name.toLowerCase() === 'content-length');
+    (name.length === 14 && startsWithLetter(name, CHAR_C) && StringPrototypeToLowerCase(name) === 'content-length');
 }
 
 // A value Node turns into header text by plain concatenation with nothing
@@ -144,7 +148,7 @@ function isContentLength(name) {
 function addValue(name, value) {
   if (name.length === 14 && isContentLength(name)) state.lengthKnown = true;
   if (typeof value === 'string') {
-    if (isTransferEncoding(name) && CHUNKED.test(value)) state.chunked = true;
+    if (isTransferEncoding(name) && RegExpPrototypeTest(CHUNKED, value)) state.chunked = true;
     return addPair(name, value);
   }
   if (typeof value !== 'number' || (value === 0 && 1 / value < 0)) {
@@ -178,13 +182,13 @@ function element(a, i) {
 // content length is known); those, and an empty array whose name Node would
 // still check, are left to Node.
 function addField(res, name, value, validate) {
-  if (!Array.isArray(value)) return addValue(name, value);
+  if (!ArrayIsArray(value)) return addValue(name, value);
   if (!plainArray(value)) return refuse('header getter or proxy');
   const unique = res !== null ? internals.uniqueHeaders(res) : null;
-  if (unique && unique.has(name.toLowerCase())) return refuse('unique header joined');
+  if (unique && SetPrototypeHas(unique, StringPrototypeToLowerCase(name))) return refuse('unique header joined');
   const n = value.length;
   if (n === 0) return validate ? refuse('empty header array') : true;
-  if (n >= 2 && name.length === 6 && name.toLowerCase() === 'cookie') return refuse('cookie joined');
+  if (n >= 2 && name.length === 6 && StringPrototypeToLowerCase(name) === 'cookie') return refuse('cookie joined');
   if (state.lengthKnown && isContentDisposition(name)) return refuse('content-disposition rewritten');
   for (let i = 0; i < n; i++) {
     const v = element(value, i);
@@ -225,11 +229,11 @@ function walkArray(res, headers) {
   const n = headers.length;
   const first = n > 0 ? element(headers, 0) : undefined;
   if (first === NOT_PLAIN) return REFUSED;
-  if (n > 0 && Array.isArray(first)) {
+  if (n > 0 && ArrayIsArray(first)) {
     for (let i = 0; i < n; i++) {
       const entry = element(headers, i);
       if (entry === NOT_PLAIN) return REFUSED;
-      if (!Array.isArray(entry) || !plainArray(entry)) return refuse('header getter or proxy');
+      if (!ArrayIsArray(entry) || !plainArray(entry)) return refuse('header getter or proxy');
       const name = element(entry, 0);
       if (name === NOT_PLAIN) return REFUSED;
       if (typeof name !== 'string') return refuse('header name not a string');
@@ -272,13 +276,13 @@ function walkHeaders(res, headers) {
   if (res !== null && internals.isOutHeaders(res, headers)) return walkOutHeaders(res, headers);
   if (typeof headers !== 'object') return refuse('headers not a plain object');
   if (isProxy(headers)) return refuse('header getter or proxy');
-  if (Array.isArray(headers)) return walkArray(res, headers);
+  if (ArrayIsArray(headers)) return walkArray(res, headers);
   return walkObject(res, headers);
 }
 
 // The parts of the last walk, as an array of their own.
 function takeParts() {
-  return state.parts.slice(0, state.n);
+  return ArrayPrototypeSlice(state.parts, 0, state.n);
 }
 
 module.exports = {
