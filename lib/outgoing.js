@@ -141,9 +141,11 @@ function writePlain(socket, h, chunk, encoding, len, oneByte, callback, lift) {
     if (lift) liftEndCork(socket, chunk);
     return socket.write(chunk, null, callback);
   }
-  if (lift && h.length + len <= BUFFER_COPY_LIMIT) {
+  if (lift && h.length + len <= BUFFER_COPY_LIMIT && socket.writableLength === 0) {
     // end(): small bytes are copied next to the head into one latin1
-    // string, written at once (liftEndCork).
+    // string, written at once (liftEndCork).  (Behind bytes already queued
+    // they would wait, and Node sends what the Buffer holds by then: not
+    // copied, below.)
     data = join(h, chunk, 0);
     if (data === undefined) return undefined;
     liftEndCork(socket, data);
@@ -177,12 +179,12 @@ function writeFramed(socket, h, chunk, encoding, len, oneByte, after, callback, 
     socket.write(chunk + '\r\n', encoding);
     return socket.write(after, 'latin1', callback);
   }
-  if (h.length + len <= BUFFER_COPY_LIMIT) {
-    if (!lift || socket.writableLength !== 0) {
+  if (h.length + len <= BUFFER_COPY_LIMIT && (!lift || socket.writableLength === 0)) {
+    if (!lift) {
       // Small bytes that will wait in the socket for what follows them
-      // (write(), corked for the tick; end() behind bytes already there):
-      // one Buffer, so that the socket's writev of them all is of Buffers
-      // alone (see writePlain).
+      // (write(), corked for the tick): one Buffer, so that the socket's
+      // writev of them all is of Buffers alone (see writePlain).  (20 22:
+      // README, "Where onewrite differs".)
       return socket.write(framedBytes(h + size, chunk, len, '\r\n' + after), null, callback);
     }
     // end() written at once: one latin1 string.
@@ -197,8 +199,9 @@ function writeFramed(socket, h, chunk, encoding, len, oneByte, after, callback, 
     liftEndCork(socket, data);
     return socket.write(data, 'latin1', callback);
   }
-  // Larger bytes are not copied (as in writePlain): head and size line,
-  // the bytes, CRLF and `after`, each a Buffer.
+  // Larger bytes, and end()'s behind bytes already queued (which wait,
+  // and go as the Buffer is then), are not copied (as in writePlain): head
+  // and size line, the bytes, CRLF and `after`, each a Buffer.
   socket.write(latin1Bytes(h + size), null);
   socket.write(chunk, null);
   return socket.write(latin1Bytes('\r\n' + after), null, callback);
@@ -466,7 +469,10 @@ function endWithData(msg, chunk, encoding, callback, len, oneByte) {
         internals.implicitHeader(msg);
       }
       const last = finishCallback ?? onFinish.bind(undefined, msg);
-      why = sendLast(msg, chunk, encoding, now, oneByte, last);
+      // The length measured before the head: bytes detached or resized by
+      // code run in it are Node's to send (or to throw on, as its socket
+      // does for a detached Uint8Array).
+      why = sendLast(msg, chunk, encoding, len, oneByte, last);
       if (why !== null) writeRest(msg, chunk, encoding, writeCallback, true, now);
     }
     tailSends = why !== null && finishCallback === null;
