@@ -109,7 +109,7 @@ const SIGNATURES = {
   uncork: LINE >= 22 ? 'this._send(len.toString(16)' : 'this.socket.uncork()',
 };
 function nodes(name, fn) {
-  return typeof fn === 'function' && functionToString.call(fn).includes(SIGNATURES[name]) ? fn : null;
+  return nodesOnly(fn, SIGNATURES[name]);
 }
 const SR = ServerResponse.prototype;
 const OM = OutgoingMessage.prototype;
@@ -128,10 +128,18 @@ for (const name of Object.keys(SIGNATURES)) pristine[name] = originals[name] !==
 const PHRASE_FIRST = originals.writeHead !== null &&
   functionToString.call(originals.writeHead).includes('statusLineCache'); //           26.12
 
-// A socket whose write() is Node's own (not replaced on the instance by a
-// spy, an APM agent or a test counting the calls): only then may a fast
-// path give it fewer, larger writes than Node would.
-const socketWrite = net.Socket.prototype.write;
+// A socket whose write() is Node's own (not replaced on the instance or
+// its class by a spy, an APM agent or a test counting the calls): only
+// then may a fast path give it fewer, larger writes than Node would.
+// net.Socket inherits stream.Writable's write(); a wrapper put on either
+// before this module loads is not Node's (by a line of its source, as
+// writeHead above), and with one every response's writes are Node's
+// (20 22 24 26).
+function nodesOnly(fn, line) {
+  return typeof fn === 'function' && functionToString.call(fn).includes(line) ? fn : null;
+}
+const socketWrite = net.Socket.prototype.write === Stream.Writable.prototype.write
+  ? nodesOnly(net.Socket.prototype.write, '_write(this, chunk, encoding, cb) === true') : null;
 
 // Buffer.prototype.latin1Write(string, offset): the bytes of a one-byte
 // string into a Buffer, as buf.write(string, offset, 'latin1') writes them
@@ -401,7 +409,9 @@ function endChunk(res) {
 // from 1 back to 0 (clearBuffer() finds nothing to flush), and is not
 // made.  Otherwise corked is set to 1 and socket.uncork read and called,
 // as Node does.
-const writableUncork = Stream.Writable.prototype.uncork;
+// Taken only if it is Node's (a wrapper put there before this module
+// loaded is user code: then the socket's uncork() is always called).
+const writableUncork = nodesOnly(Stream.Writable.prototype.uncork, 'clearBuffer(this, state)');
 function uncorkFully(socket) {
   if (uncorkDoesNothing(socket)) return;
   socket._writableState.corked = 1;
@@ -421,16 +431,17 @@ function uncorkDoesNothing(socket) {
 // (net.Socket's on 20-26): no code of the user's runs in it, so a call of
 // it no one can count.
 function isWritablesUncork(uncork) {
-  return uncork === writableUncork;
+  return writableUncork !== null && uncork === writableUncork;
 }
 
 // Whether the socket's cork() and uncork() are stream.Writable's own: Node's
 // end() and write() call them, and a wrapper there (an agent's, a spy) is
 // user code running between Node's steps, after which the fast paths would
 // have to decide again; with one, the call is Node's from the start.
-const writableCork = Stream.Writable.prototype.cork;
+const writableCork = nodesOnly(Stream.Writable.prototype.cork, 'state.corked++');
 function socketCorksAreWritables(socket) {
-  return socket.cork === writableCork && socket.uncork === writableUncork;
+  return writableCork !== null && writableUncork !== null &&
+    socket.cork === writableCork && socket.uncork === writableUncork;
 }
 
 // OutgoingMessage.prototype.cork as Node has it (24 26: write_() corks the
@@ -730,7 +741,7 @@ function hasHandle(socket) {
 }
 
 function socketWriteIsNodes(socket) {
-  return socket.write === socketWrite;
+  return socketWrite !== null && socket.write === socketWrite;
 }
 
 // Node's _send and _writeRaw, not replaced on the response or its class:

@@ -1248,6 +1248,14 @@ t.test('instrumentation', async (t) => {
     t.equal(pair.fast.result?.callsAtLoad, 0, 'loading onewrite called neither wrapper');
     t.equal(pair.fast.result?.available, true, 'and onewrite is available');
   });
+  for (const [name, what] of [['socket-write-before-require', 'net.Socket.prototype.write'],
+    ['duplex-write-before-require', 'stream.Duplex.prototype.write'],
+    ['duplex-cork-before-require', 'stream.Duplex.prototype.cork and uncork']]) {
+    t.test(`a shimmer-style wrapper of ${what}, put before onewrite is loaded`, async (t) => {
+      sameChildren(t, await run(t, name),
+        'the wrapper is called as often, with the same bytes, as in Node');
+    });
+  }
   t.test('a shimmer-style wrapper of ServerResponse.prototype.writeHead, put before install()', async (t) => {
     sameChildren(t, await run(t, 'writeHead-before-install'),
       'the wrapper runs once per response, with the same arguments, as in Node');

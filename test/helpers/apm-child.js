@@ -48,6 +48,25 @@ function counting(label) {
   };
 }
 
+// A wrapper of a socket's write(), cork() or uncork() that logs each call
+// of a server socket (one with a response) with what it was given (the
+// Date value normalised), then calls what it wraps.
+function socketCounting(label) {
+  const { normalise } = require('./wire');
+  return (original) => function counted(...args) {
+    if (this._httpMessage !== undefined || this.server) {
+      const what = args.map((a) => {
+        if (typeof a === 'function') return 'function';
+        if (Buffer.isBuffer(a)) return ['Buffer', normalise(a)];
+        if (typeof a === 'string') return normalise(Buffer.from(a, 'latin1'));
+        return a;
+      });
+      calls.push([label, what]);
+    }
+    return original.apply(this, args);
+  };
+}
+
 // The responses the server gives: a head with headers, an implicit head,
 // a chunked write, a Buffer body.
 function handler(req, res) {
@@ -131,6 +150,37 @@ const SCENARIOS = {
     const callsAtLoad = calls.length;
     if (fast) onewrite.install();
     return { callsAtLoad, available: onewrite.status().available, bytes: await exchangeAll(http), calls };
+  },
+  // A wrapper of the sockets' write(), put before onewrite is loaded, on
+  // net.Socket.prototype or on stream.Duplex.prototype (which holds a copy
+  // of stream.Writable's methods, net.Socket's by inheritance): it is not
+  // Node's own, and every response's writes go through Node's code, which
+  // calls it as it calls it without onewrite.
+  async 'socket-write-before-require'() {
+    const net = require('node:net');
+    wrap(net.Socket.prototype, 'write', socketCounting('socket.write'));
+    const http = require('node:http');
+    const onewrite = require(ROOT);
+    if (fast) onewrite.install();
+    return { bytes: await exchangeAll(http), calls };
+  },
+  async 'duplex-write-before-require'() {
+    const stream = require('node:stream');
+    wrap(stream.Duplex.prototype, 'write', socketCounting('Duplex.write'));
+    const http = require('node:http');
+    const onewrite = require(ROOT);
+    if (fast) onewrite.install();
+    return { bytes: await exchangeAll(http), calls };
+  },
+  // The same of cork() and uncork(), which Node's end() and write() call.
+  async 'duplex-cork-before-require'() {
+    const stream = require('node:stream');
+    wrap(stream.Duplex.prototype, 'cork', socketCounting('Duplex.cork'));
+    wrap(stream.Duplex.prototype, 'uncork', socketCounting('Duplex.uncork'));
+    const http = require('node:http');
+    const onewrite = require(ROOT);
+    if (fast) onewrite.install();
+    return { bytes: await exchangeAll(http), calls };
   },
   // Loaded first, wrapped, then installed.
   async 'writeHead-before-install'() {
