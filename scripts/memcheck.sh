@@ -4,7 +4,7 @@
 # allocation stack goes through the addon fail the run.
 #
 #   scripts/memcheck.sh            (about 10 minutes on 2 cores)
-#   scripts/memcheck.sh glue test/contract.js ...   (those test files only)
+#   scripts/memcheck.sh glue test/contract-heads.js ...   (those test files only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "valgrind not found: apt-get install valgrind"; exit 1; }
@@ -13,7 +13,7 @@ command -v valgrind >/dev/null || { echo "valgrind not found: apt-get install va
 # Each can be set from outside: a file that still times out needs a higher
 # ONEWRITE_TIMEOUT_MS (the test clients' wait) or TAP_TIMEOUT (tap's limit
 # for a whole file, in seconds, 0 = none; tap's own default of 30 s stops
-# test/contract.js halfway under valgrind).  MEMCHECK_LOGS=<dir> keeps
+# test/contract-wrappers.js halfway under valgrind).  MEMCHECK_LOGS=<dir> keeps
 # valgrind's report and the test's output of each file there.
 export ONEWRITE_CASES=${ONEWRITE_CASES:-300} ONEWRITE_CACHE_REQUESTS=${ONEWRITE_CACHE_REQUESTS:-300}
 export ONEWRITE_TIMEOUT_MS=${ONEWRITE_TIMEOUT_MS:-120000} TAP_TIMEOUT=${TAP_TIMEOUT:-600}

@@ -1,17 +1,25 @@
 'use strict';
 
-// node child-run.js <case> <side>: one side ('stock' or 'fast') of a case
-// of child-cases.js, on a loopback server in this process; prints what it
-// saw as one JSON line.  Nothing here catches what the case throws or
-// aborts on: that is what the parent checks.
+// node child-run.js <case>[,<case>...] <side>: one side ('stock' or
+// 'fast') of cases of child-cases.js, each on a loopback server of its
+// own in this process, one after the other; prints what it saw as one JSON
+// line (of one case: its result; of several: { case: result, ... }).
+// Nothing here catches what a case throws or aborts on: that is what the
+// parent checks.
 
 const { spec } = require('./child-cases');
 const { runSide } = require('./contract');
 
-const [name, side] = process.argv.slice(2);
-const s = spec(name);
-if (!s || (side !== 'stock' && side !== 'fast')) {
-  process.stderr.write(`usage: child-run.js <case> stock|fast (unknown: ${name} ${side})\n`);
+const [list, side] = process.argv.slice(2);
+const names = String(list).split(',');
+const specs = names.map(spec);
+if (specs.includes(null) || (side !== 'stock' && side !== 'fast')) {
+  process.stderr.write(`usage: child-run.js <case>[,<case>...] stock|fast (unknown: ${list} ${side})\n`);
   process.exit(2);
 }
-runSide(side, s).then((result) => process.stdout.write(JSON.stringify(result) + '\n'));
+(async () => {
+  const results = {};
+  for (let i = 0; i < names.length; i++) results[names[i]] = await runSide(side, specs[i]);
+  const out = names.length === 1 ? results[names[0]] : results;
+  process.stdout.write(JSON.stringify(out) + '\n');
+})();
