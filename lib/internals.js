@@ -108,6 +108,10 @@ const SIGNATURES = {
   write: 'write_(this, chunk, encoding, callback, false)',
   uncork: LINE >= 22 ? 'this._send(len.toString(16)' : 'this.socket.uncork()',
 };
+// fn when its source has `line` (it is Node's), else null.
+function nodesOnly(fn, line) {
+  return typeof fn === 'function' && functionToString.call(fn).includes(line) ? fn : null;
+}
 function nodes(name, fn) {
   return nodesOnly(fn, SIGNATURES[name]);
 }
@@ -131,13 +135,10 @@ const PHRASE_FIRST = originals.writeHead !== null &&
 // A socket whose write() is Node's own (not replaced on the instance or
 // its class by a spy, an APM agent or a test counting the calls): only
 // then may a fast path give it fewer, larger writes than Node would.
-// net.Socket inherits stream.Writable's write(); a wrapper put on either
-// before this module loads is not Node's (by a line of its source, as
-// writeHead above), and with one every response's writes are Node's
-// (20 22 24 26).
-function nodesOnly(fn, line) {
-  return typeof fn === 'function' && functionToString.call(fn).includes(line) ? fn : null;
-}
+// net.Socket's write() is stream.Writable's (through stream.Duplex's copy
+// of it); a wrapper put on any of the three before this module loads is
+// not Node's (by a line of its source, as writeHead above), and with one
+// every response's writes are Node's (20 22 24 26).
 const socketWrite = net.Socket.prototype.write === Stream.Writable.prototype.write
   ? nodesOnly(net.Socket.prototype.write, '_write(this, chunk, encoding, cb) === true') : null;
 
@@ -446,8 +447,7 @@ function socketCorksAreWritables(socket) {
 
 // OutgoingMessage.prototype.cork as Node has it (24 26: write_() corks the
 // response through it; checked on 24.22.3 and 26.12.1), or null.
-const nodeCork = typeof OM.cork === 'function' &&
-  functionToString.call(OM.cork).includes('this[kCorked]++') ? OM.cork : null;
+const nodeCork = nodesOnly(OM.cork, 'this[kCorked]++');
 function isNodesCork(cork) {
   return nodeCork !== null && cork === nodeCork;
 }

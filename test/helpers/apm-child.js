@@ -130,15 +130,21 @@ const fastPaths = (onewrite) => {
   return c.heads + c.ends + c.writes;
 };
 
+// The answers of a server after `wrapAll()` put its wrappers, before
+// onewrite is loaded (installed on the fast side), and every call they saw.
+async function beforeLoad(wrapAll) {
+  wrapAll();
+  const http = require('node:http');
+  const onewrite = require(ROOT);
+  if (fast) onewrite.install();
+  return { bytes: await exchangeAll(http), calls };
+}
+
 const SCENARIOS = {
   // A wrapper put on the prototype before onewrite is even loaded.
-  async 'writeHead-before-require'() {
-    const http = require('node:http');
-    wrap(http.ServerResponse.prototype, 'writeHead', counting('writeHead'));
-    const onewrite = require(ROOT);
-    if (fast) onewrite.install();
-    return { bytes: await exchangeAll(http), calls };
-  },
+  'writeHead-before-require': () => beforeLoad(() => {
+    wrap(require('node:http').ServerResponse.prototype, 'writeHead', counting('writeHead'));
+  }),
   // An agent's wrappers of write() and end(), put before onewrite is
   // loaded: loading it calls neither (each runs only when the app calls
   // it), and onewrite stays available, with those two left to the agent.
@@ -156,32 +162,18 @@ const SCENARIOS = {
   // of stream.Writable's methods, net.Socket's by inheritance): it is not
   // Node's own, and every response's writes go through Node's code, which
   // calls it as it calls it without onewrite.
-  async 'socket-write-before-require'() {
-    const net = require('node:net');
-    wrap(net.Socket.prototype, 'write', socketCounting('socket.write'));
-    const http = require('node:http');
-    const onewrite = require(ROOT);
-    if (fast) onewrite.install();
-    return { bytes: await exchangeAll(http), calls };
-  },
-  async 'duplex-write-before-require'() {
-    const stream = require('node:stream');
-    wrap(stream.Duplex.prototype, 'write', socketCounting('Duplex.write'));
-    const http = require('node:http');
-    const onewrite = require(ROOT);
-    if (fast) onewrite.install();
-    return { bytes: await exchangeAll(http), calls };
-  },
+  'socket-write-before-require': () => beforeLoad(() => {
+    wrap(require('node:net').Socket.prototype, 'write', socketCounting('socket.write'));
+  }),
+  'duplex-write-before-require': () => beforeLoad(() => {
+    wrap(require('node:stream').Duplex.prototype, 'write', socketCounting('Duplex.write'));
+  }),
   // The same of cork() and uncork(), which Node's end() and write() call.
-  async 'duplex-cork-before-require'() {
-    const stream = require('node:stream');
-    wrap(stream.Duplex.prototype, 'cork', socketCounting('Duplex.cork'));
-    wrap(stream.Duplex.prototype, 'uncork', socketCounting('Duplex.uncork'));
-    const http = require('node:http');
-    const onewrite = require(ROOT);
-    if (fast) onewrite.install();
-    return { bytes: await exchangeAll(http), calls };
-  },
+  'duplex-cork-before-require': () => beforeLoad(() => {
+    const { Duplex } = require('node:stream');
+    wrap(Duplex.prototype, 'cork', socketCounting('Duplex.cork'));
+    wrap(Duplex.prototype, 'uncork', socketCounting('Duplex.uncork'));
+  }),
   // Loaded first, wrapped, then installed.
   async 'writeHead-before-install'() {
     const http = require('node:http');
