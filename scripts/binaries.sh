@@ -31,6 +31,8 @@
 # (scripts/musl.sh), win32-x64 in Node for Windows under wine
 # (scripts/windows.sh).
 set -euo pipefail
+# grep -q reads from a here-string, never a pipe: it stops at its first
+# match, and the writer's SIGPIPE fails the whole pipe under pipefail.
 cd "$(dirname "$0")/.."
 
 HEADERS=node_modules/node-api-headers
@@ -90,7 +92,7 @@ check_elf() {
   local machine needed undefined
   machine="$(readelf -h "$file" | sed -n 's/^ *Machine: *//p')"
   [ "$machine" = "$MACHINE" ] || fail "$platform" "an ELF file for $machine, not $MACHINE"
-  readelf -h "$file" | grep -q 'Type: *DYN' || fail "$platform" "not a shared object"
+  grep -q 'Type: *DYN' <<<"$(readelf -h "$file")" || fail "$platform" "not a shared object"
   needed="$(readelf -d "$file" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')"
   # Strong undefined symbols only: a weak one (crtbegin's _ITM_* hooks)
   # may stay unresolved.
@@ -107,7 +109,7 @@ check_elf() {
       ;;
     *-musl)
       [ "$needed" = "libc.so " ] || fail "$platform" "needs [$needed], not musl's libc.so alone"
-      if objdump -T "$file" | grep -q GLIBC_; then fail "$platform" "has glibc symbol versions"; fi
+      if grep -q GLIBC_ <<<"$(objdump -T "$file")"; then fail "$platform" "has glibc symbol versions"; fi
       local from_libc missing
       from_libc="$(printf '%s\n' "${undefined[@]}" | grep -v '^napi_\|^node_api_' | sort -u)"
       missing="$(comm -23 <(echo "$from_libc") <(nm -D --defined-only "$MUSL_LIBC" | awk '{print $NF}' | sort -u))"
@@ -122,11 +124,11 @@ check_pe() {
   local format dlls imports
   format="$(x86_64-w64-mingw32-objdump -f "$file" | sed -n 's/.*file format //p')"
   [ "$format" = "$MACHINE" ] || fail "$platform" "file format $format, not $MACHINE"
-  x86_64-w64-mingw32-objdump -p "$file" | grep -q 'Magic.*PE32+' || fail "$platform" "not PE32+"
+  grep -q 'Magic.*PE32+' <<<"$(x86_64-w64-mingw32-objdump -p "$file")" || fail "$platform" "not PE32+"
   dlls="$(x86_64-w64-mingw32-objdump -p "$file" | sed -n 's/.*DLL Name: //p' | sort | tr '\n' ' ')"
   [ "$dlls" = "KERNEL32.dll msvcrt.dll " ] || fail "$platform" "imports [$dlls], not KERNEL32.dll and msvcrt.dll alone"
   # The delay-loaded names are strings in the file, beside "node.exe".
-  strings "$file" | grep -qx node.exe || fail "$platform" "no delay-loaded node.exe"
+  grep -qx node.exe <<<"$(strings "$file")" || fail "$platform" "no delay-loaded node.exe"
   # (less the two it exports itself: its module init and its API version).
   mapfile -t imports < <(strings "$file" | grep -E '^(napi|node_api)_' |
     grep -vx -e napi_register_module_v1 -e node_api_module_get_api_version_v1 | sort -u)

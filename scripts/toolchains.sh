@@ -17,6 +17,8 @@
 #   scripts/toolchains.sh              all of them
 #   scripts/toolchains.sh arm64 musl   these
 set -euo pipefail
+# grep -q reads from a here-string, never a pipe: it stops at its first
+# match, and the writer's SIGPIPE fails the whole pipe under pipefail.
 
 GROUPS_WANTED=("$@")
 if [ ${#GROUPS_WANTED[@]} -eq 0 ]; then GROUPS_WANTED=(arm64 musl windows); fi
@@ -34,7 +36,7 @@ done
 
 missing=()
 for p in "${PACKAGES[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+  if ! grep -q 'install ok installed' <<<"$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)"; then
     missing+=("$p")
   fi
 done
@@ -52,7 +54,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "toolchains: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-if [ "$FOREIGN" = 1 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+if [ "$FOREIGN" = 1 ] && ! grep -qx arm64 <<<"$(dpkg --print-foreign-architectures)"; then
   "${SUDO[@]}" dpkg --add-architecture arm64
 fi
 "${SUDO[@]}" apt-get update -qq
