@@ -92,4 +92,8 @@ module.exports = {
     res.statusMessage = 'Custom';
     res.end('custom');
   },
+  // The one case that sends Node's own Date header (the child turns it
+  // off for the others): last, as the child stops counting once it is
+  // sent.
+  'send-date': (req, res) => res.end('dated'),
 };

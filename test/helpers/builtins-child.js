@@ -87,8 +87,24 @@ const server = http.createServer((req, res) => {
     write(`${stringify({ counts, status: onewrite && onewrite.status() })}\n`);
     return;
   }
-  const handler = CASES[req.url.slice(1)];
-  handler(req, res);
+  const name = req.url.slice(1);
+  // Node makes its Date header's text at most once a second, and a timer
+  // throws it away: how often both run goes by the clock, not by the
+  // requests.  So one case sends it, the last, and the count stops when
+  // its response has finished.
+  if (name === 'send-date') res.on('finish', () => { counting = false; });
+  else res.sendDate = false;
+  CASES[name](req, res);
+});
+// Each connection's close, told to the test (which waits for it before
+// the next request), with the count paused.
+server.on('connection', (socket) => {
+  socket.on('close', () => {
+    const was = counting;
+    counting = false;
+    write('closed\n');
+    counting = was;
+  });
 });
 server.listen(0, '127.0.0.1', () => {
   const { port } = server.address();

@@ -9,12 +9,22 @@
 const { spawn } = require('node:child_process');
 const { same } = require('./contract');
 
-// Run this Node on `args` with a clean environment (PATH only): the test
-// runner puts its coverage hooks into NODE_OPTIONS, which would follow
-// into the child.  Resolves with { code, signal, stdout, stderr }.
+// This Node with `args` and an environment of PATH and `env` alone, as
+// spawn's command and arguments.  Not spawn's own env option: tap wraps
+// child_process to put its coverage hooks back into NODE_OPTIONS, and
+// their module-load messages would arrive in the child at any time (on
+// Windows, where no env(1) runs, they do).
+function cleanNode(args, env = {}) {
+  const vars = Object.entries({ PATH: process.env.PATH, ...env }).map(([k, v]) => `${k}=${v}`);
+  return process.platform === 'win32' ? [process.execPath, args] : ['/usr/bin/env', ['-i', ...vars, process.execPath, ...args]];
+}
+
+// Run this Node on `args` that way.  Resolves with { code, signal,
+// stdout, stderr }.
 function spawnNode(args, { env = {} } = {}) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, {
+    const [command, argv] = cleanNode(args, env);
+    const child = spawn(command, argv, {
       env: { PATH: process.env.PATH, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -64,4 +74,4 @@ function sameChildren(t, pair, message) {
   return same(t, pair, message);
 }
 
-module.exports = { spawnNode, childPair, sameChildren };
+module.exports = { cleanNode, spawnNode, childPair, sameChildren };
