@@ -29,13 +29,17 @@ node_for() {
   echo "$bin"
 }
 
+# Each run's output is kept, so that the failures can be printed again at the
+# end: CI shows only the tail of what this prints.
+LOGS="$(mktemp -d)"
+trap 'rm -rf "$LOGS"' EXIT
 failed=()
 for major in "${MAJORS[@]}"; do
   bin="$(node_for "$major")"
   version="$("$bin" --version)"
   echo "=== Node $version ($bin)"
   # tap and the tests run on the first node on PATH.
-  if PATH="$(dirname "$bin"):$PATH" npm test; then
+  if PATH="$(dirname "$bin"):$PATH" npm test 2>&1 | tee "$LOGS/$version"; then
     echo "=== Node $version: passed"
   else
     echo "=== Node $version: FAILED"
@@ -44,6 +48,10 @@ for major in "${MAJORS[@]}"; do
 done
 
 if [ ${#failed[@]} -gt 0 ]; then
+  for version in "${failed[@]}"; do
+    echo "=== what failed on Node $version (tap's 'not ok' lines, the first 60):"
+    grep -n -E '^ *not ok|timeout!|# (fail|todo|skip)' "$LOGS/$version" | head -60 || true
+  done
   echo "failed on: ${failed[*]}"
   exit 1
 fi
