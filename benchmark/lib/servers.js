@@ -36,7 +36,15 @@ function servers({ type = 'bytes', len = 4, chunks = 1, chunkedEnc = 0, writeLen
   for (const fw of ['express', 'fastify', 'koa']) {
     defs[fw] = { script: 'frameworks.js', args: [`--framework=${fw}`], path: '/', label: `${fw} hello world` };
     defs[`${fw}-json`] = { script: 'frameworks.js', args: [`--framework=${fw}`], path: '/json', label: `${fw} JSON` };
+    defs[`${fw}-headers`] = {
+      script: 'frameworks.js', args: [`--framework=${fw}`], path: '/headers',
+      label: `${fw} setHeader() head (Cache-Control, a request id per response)`,
+    };
   }
+  defs['express-json-1k'] = { script: 'frameworks.js', args: ['--framework=express'], path: '/json-1k', label: 'express res.json() of ~1 KiB' };
+  defs['express-static'] = {
+    script: 'frameworks.js', args: ['--framework=express'], path: '/static/file.txt', label: 'express.static, a 10 KiB file',
+  };
   return defs;
 }
 
