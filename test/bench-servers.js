@@ -13,6 +13,7 @@ const path = require('node:path');
 
 const { server, NAMES } = require('../benchmark/lib/servers');
 const { startServer } = require('../benchmark/lib/bench');
+const { normalise, request } = require('./helpers/wire');
 
 const ROOT = path.join(__dirname, '..');
 const PRELOAD = {
@@ -26,19 +27,18 @@ const PRELOAD = {
 function get(port, urlPath) {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1', () => {
-      socket.write(`GET ${urlPath} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      socket.write(request('GET', urlPath, { headers: { Connection: 'close' } }));
     });
-    let text = '';
+    let bytes = Buffer.alloc(0);
     const done = () => {
       socket.destroy();
-      resolve(text.replace(/\r\nDate: [^\r]*/gi, '\r\nDate: <date>')
-        .replace(/(\r\nX-Request-Id: req-[0-9a-z]+)-\d+/g, '$1-<pid>'));
+      resolve(normalise(bytes).replace(/(\r\nX-Request-Id: req-[0-9a-z]+)-\d+/g, '$1-<pid>'));
     };
     socket.on('data', (d) => {
-      text += d.toString('latin1');
-      const end = text.indexOf('\r\n\r\n');
-      const length = /\r\nContent-Length: *(\d+)/i.exec(text.slice(0, end));
-      if (end >= 0 && length && text.length >= end + 4 + Number(length[1])) done();
+      bytes = Buffer.concat([bytes, d]);
+      const end = bytes.indexOf('\r\n\r\n');
+      const length = end >= 0 && /\r\nContent-Length: *(\d+)/i.exec(bytes.toString('latin1', 0, end));
+      if (length && bytes.length >= end + 4 + Number(length[1])) done();
     });
     socket.on('error', reject);
     socket.on('close', done);

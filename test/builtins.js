@@ -21,6 +21,7 @@ const t = require('tap');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { cleanNode } = require('./helpers/child');
+const { normalise } = require('./helpers/wire');
 const http = require('node:http');
 
 const ROOT = path.join(__dirname, '..');
@@ -45,7 +46,7 @@ function request(port, name) {
       res.resume();
       res.on('end', () => {
         req.destroy();
-        resolve(Buffer.concat(chunks).toString('latin1').replace(/\r\nDate: [^\r]*/g, '\r\nDate: <date>'));
+        resolve(normalise(Buffer.concat(chunks)));
       });
     });
   });
@@ -54,8 +55,8 @@ function request(port, name) {
 // The child, its answers to every case, and its counts.
 function serve(onewrite, skip = []) {
   return new Promise((resolve, reject) => {
-    const child = spawn(...cleanNode([CHILD], { ONEWRITE: onewrite ? '1' : '0', ONEWRITE_ROOT: ROOT, SKIP: skip.join(',') }),
-      { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(...cleanNode([CHILD], { ONEWRITE: onewrite ? '1' : '0', ONEWRITE_ROOT: ROOT, SKIP: skip.join(',') },
+      { stdio: ['ignore', 'pipe', 'inherit'] }));
     let out = '';
     let asked = false;
     // The child says "closed" as each connection closes on its side.  The
@@ -152,7 +153,7 @@ t.test('a patched toLowerCase that ends another response while a head is built',
     process.on('SIGTERM', () => { process.stdout.write('ran ' + ran + '\\n'); process.exit(0); });
   `;
   const run = (onewrite) => new Promise((resolve, reject) => {
-    const child = spawn(...cleanNode(['-e', code], { ONEWRITE: onewrite ? '1' : '0' }), { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(...cleanNode(['-e', code], { ONEWRITE: onewrite ? '1' : '0' }, { stdio: ['ignore', 'pipe', 'inherit'] }));
     let out = '';
     let started = false;
     child.stdout.on('data', async (d) => {

@@ -10,24 +10,23 @@ const { spawn } = require('node:child_process');
 const { same } = require('./contract');
 
 // This Node with `args` and an environment of PATH and `env` alone, as
-// spawn's command and arguments.  Not spawn's own env option: tap wraps
-// child_process to put its coverage hooks back into NODE_OPTIONS, and
-// their module-load messages would arrive in the child at any time (on
-// Windows, where no env(1) runs, they do).
-function cleanNode(args, env = {}) {
-  const vars = Object.entries({ PATH: process.env.PATH, ...env }).map(([k, v]) => `${k}=${v}`);
-  return process.platform === 'win32' ? [process.execPath, args] : ['/usr/bin/env', ['-i', ...vars, process.execPath, ...args]];
+// spawn's command, arguments and options (`options` added).  Not spawn's
+// env option alone: tap wraps child_process to put its coverage hooks
+// back into NODE_OPTIONS, and their module-load messages would arrive in
+// the child at any time; env -i clears them (on Windows, where no env(1)
+// runs, they stay).
+function cleanNode(args, env = {}, options = {}) {
+  const vars = { PATH: process.env.PATH, ...env };
+  const argv = process.platform === 'win32' ? [process.execPath, args]
+    : ['/usr/bin/env', ['-i', ...Object.entries(vars).map(([k, v]) => `${k}=${v}`), process.execPath, ...args]];
+  return [...argv, { ...options, env: vars }];
 }
 
 // Run this Node on `args` that way.  Resolves with { code, signal,
 // stdout, stderr }.
 function spawnNode(args, { env = {} } = {}) {
   return new Promise((resolve) => {
-    const [command, argv] = cleanNode(args, env);
-    const child = spawn(command, argv, {
-      env: { PATH: process.env.PATH, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(...cleanNode(args, env, { stdio: ['ignore', 'pipe', 'pipe'] }));
     const out = [];
     const err = [];
     child.stdout.on('data', (d) => out.push(d));
