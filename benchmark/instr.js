@@ -151,7 +151,10 @@ async function count(def, variant) {
     const said = /^floor: writes .*$/m.exec(stderr);
     if (said) floorRoute = said[0];
     fs.rmSync(dir, { recursive: true, force: true });
-    fs.rmSync(`/tmp/perf-${server.pid}.map`, { force: true });
+    const map = `/tmp/perf-${server.pid}.map`;
+    // --keep: the perf map, which names the JIT code in the kept dumps, too.
+    if (opts.keep && fs.existsSync(map)) fs.copyFileSync(map, path.join(keepDir, `${def.name}-${variant}-perf-${server.pid}.map`));
+    fs.rmSync(map, { force: true });
   }
 }
 
