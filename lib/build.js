@@ -16,6 +16,7 @@
 // errors (ERR_HTTP_INVALID_STATUS_CODE, ERR_INVALID_HTTP_TOKEN,
 // ERR_INVALID_CHAR, ...).
 
+const { Buffer } = require('node:buffer');
 const { STATUS_CODES } = require('node:http');
 const { isUint8Array } = require('node:util/types');
 const { binding } = require('./native');

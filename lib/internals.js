@@ -12,6 +12,9 @@
 // leaves Node's own code in place.
 
 const http = require('node:http');
+// The objects, not the getters on globalThis (lib/primordials.js).
+const process = require('node:process');
+const { Buffer } = require('node:buffer');
 const net = require('node:net');
 const Stream = require('node:stream');
 const { OutgoingMessage, ServerResponse } = http;

@@ -24,6 +24,9 @@
 // sure that nothing before the first such call can run user code.
 
 const net = require('node:net');
+// The objects, not the getters on globalThis (lib/primordials.js).
+const process = require('node:process');
+const { Buffer } = require('node:buffer');
 const { isUint8Array } = require('node:util/types');
 const Stream = require('node:stream');
 const internals = require('./internals');
