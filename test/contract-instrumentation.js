@@ -57,6 +57,14 @@ t.test('instrumentation', async (t) => {
     if (calls(pair.stock) === calls(pair.fast) || reported) t.pass('the wrapper runs as in Node, or status() reports it');
     else t.fail('the wrapper is skipped and status() says nothing', { stock: pair.stock.result, onewrite: pair.fast.result });
   });
+  t.test('wrappers of OutgoingMessage.prototype.end and write put after install() get each call\'s arguments, as many as given', async (t) => {
+    const pair = await run(t, 'arity-after-install');
+    sameChildren(t, pair, 'each wrapper runs once per call, with the same arguments and count, as in Node');
+    const counts = (pair.fast.result?.calls || []).map(([label, , args]) => `${label}:${args.length}`);
+    t.ok(['OutgoingMessage.end:1', 'OutgoingMessage.end:2', 'OutgoingMessage.end:3', 'OutgoingMessage.write:2',
+      'OutgoingMessage.write:3', 'OutgoingMessage.end:0'].every((c) => counts.includes(c)),
+      'calls of zero to three arguments reached the wrappers with their own counts', { counts });
+  });
   t.test('instance wrappers of res.end and res.writeHead (as @opentelemetry/instrumentation-http does)', async (t) => {
     sameChildren(t, await run(t, 'instance-wrap'),
       'each wrapper runs once per response, as in Node');

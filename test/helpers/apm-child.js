@@ -84,9 +84,9 @@ function handler(req, res) {
   }
 }
 
-async function exchangeAll(http, options) {
+async function exchangeAll(http, options, respond = handler) {
   const { exchange, normalise, listen, close } = require('./wire');
-  const server = http.createServer(options, handler);
+  const server = http.createServer(options, respond);
   const port = await listen(server);
   const bytes = [];
   const one = async (raw) => bytes.push(normalise((await exchange(port, raw)).bytes));
@@ -190,6 +190,32 @@ const SCENARIOS = {
     wrap(http.OutgoingMessage.prototype, 'end', counting('OutgoingMessage.end'));
     const bytes = await exchangeAll(http);
     return { bytes, calls, status: onewrite.status() };
+  },
+  // Wrappers put after install() on OutgoingMessage.prototype's end and
+  // write, called in Node's place by onewrite's: each sees the arguments
+  // of each call, their number included (on-headers and its users read
+  // arguments.length), for calls of up to the three Node declares.
+  async 'arity-after-install'() {
+    const http = require('node:http');
+    const onewrite = require(ROOT);
+    if (fast) onewrite.install();
+    wrap(http.OutgoingMessage.prototype, 'end', counting('OutgoingMessage.end'));
+    wrap(http.OutgoingMessage.prototype, 'write', counting('OutgoingMessage.write'));
+    const bytes = await exchangeAll(http, {}, (req, res) => {
+      if (req.url === '/a') {
+        res.writeHead(200);
+        res.write('a', undefined);
+        res.end(undefined);
+      } else if (req.url === '/b') {
+        res.end('b', undefined);
+      } else if (req.url === '/c') {
+        res.write('c', 'latin1', undefined);
+        res.end('c', 'utf8', undefined);
+      } else {
+        res.end();
+      }
+    });
+    return { bytes, calls };
   },
   // What @opentelemetry/instrumentation-http does for each incoming
   // request: the response's end (and here writeHead) wrapped on the instance.
