@@ -93,3 +93,55 @@ t.test(`kept and patched heads are Node's bytes (seed ${SEED})`, async (t) => {
   t.ok(after.patches > before.patches, `patched heads: ${after.patches - before.patches}`);
   t.ok(after.renders > before.renders, `rendered by the addon: ${after.renders - before.renders}`);
 });
+
+// A new value goes into a kept head only where the addon would render it
+// and Node would send it as given: ASCII after setHeader() (which checked
+// it), and with writeHead()'s own object also nothing Node's
+// headerCharRegex rejects.  Every other value is rendered again, or left
+// to Node (which throws for DEL in writeHead()).  The bytes are stock's
+// either way; the counts say which way each response went.
+t.test('a changed value is patched only where it is plain', async (t) => {
+  const cases = [
+    // [via, value, patched (within one second)?]
+    ['setHeader', 'req-1', false], ['setHeader', 'req-2', true], ['setHeader', 'tab\there', true],
+    ['setHeader', 'caf\u00e9', false], ['setHeader', 'req-3', true], ['setHeader', '~ ~', true],
+    ['writeHead', 'req-1', false], ['writeHead', 'req-2', true], ['writeHead', 'tab\there', true],
+    ['writeHead', 'caf\u00e9', false], ['writeHead', 'req-3', true], ['writeHead', 'del\x7f', false],
+    ['writeHead', 'req-4', true], ['writeHead', '~ ~', true],
+  ];
+  const patched = [];
+  const { stockPort, fastPort } = await serverPair(t, (side) => (req, res) => {
+    if (req.url === '/last') return res.end();
+    const [via, value] = cases[Number(req.url.slice(1))];
+    const before = head.cacheStats.patches;
+    try {
+      if (via === 'setHeader') {
+        res.setHeader('Content-Type', 'text/plain');
+        res.setHeader('X-Request-Id', value);
+        res.setHeader('Content-Length', 2);
+        res.end('ok');
+      } else {
+        res.writeHead(200, { 'Content-Type': 'text/plain', 'X-Request-Id': value, 'Content-Length': 2 });
+        res.end('ok');
+      }
+    } catch (err) {
+      res.statusCode = 500;
+      res.end(`${err.code}`);
+    }
+    if (side === 'fast') patched.push(head.cacheStats.patches > before);
+  });
+  // (Connection: close on a request of its own: it changes the head.)
+  let raw = '';
+  for (let i = 0; i < cases.length; i++) raw += `GET /${i} HTTP/1.1\r\nHost: x\r\n\r\n`;
+  raw += 'GET /last HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
+  const a = await exchange(stockPort, raw);
+  const b = await exchange(fastPort, raw);
+  t.equal(normalise(b.bytes), normalise(a.bytes), "stock's bytes");
+  t.match(normalise(a.bytes), /ERR_INVALID_CHAR/, 'Node refuses DEL in writeHead()');
+  // A kept head holds its Date: in the response where the second turns,
+  // the head is rendered again whatever its values.
+  const dates = [...String(b.bytes).matchAll(/\r\nDate: ([^\r]*)\r\n/g)].map((m) => m[1]);
+  t.equal(dates.length, cases.length + 1, 'one Date a response');
+  const expected = cases.map((c, i) => c[2] && dates[i] === dates[i - 1]);
+  t.same(patched, expected, 'patched where the value is plain, rendered again elsewhere');
+});
