@@ -141,13 +141,14 @@ function sameInputs(e, n, st, status, cl, timeout, max) {
     e.cl === cl && e.timeout === timeout && e.max === max && e.date === dateGeneration;
 }
 
-// The first n of `parts` (the walk's) equal to the entry's.
-function sameParts(e, parts, n) {
+// The index of the first of `parts` (the walk's) that differs from the
+// entry's, or n when all n are equal.  patch() starts there: a value
+// that changes every response (a request id) is compared once.
+function firstDifference(e, parts, n) {
   const kept = e.parts;
-  for (let i = 0; i < n; i++) {
-    if (kept[i] !== parts[i]) return false;
-  }
-  return true;
+  let i = 0;
+  while (i < n && kept[i] === parts[i]) i++;
+  return i;
 }
 
 // Values the addon would decline: a byte >= 0x80 anywhere; with VALIDATE,
@@ -156,15 +157,17 @@ const NOT_ASCII = /[^\x00-\x7f]/;
 const NOT_VALID = /[^\t\x20-\x7e]/;
 
 // The head for `parts`, made from the kept entry e (same names, same
-// inputs) by replacing the values that differ; or null.  The entry itself
+// inputs) by replacing the values that differ from part d on (the
+// first that differs); or null.  The entry itself
 // is left as the addon rendered it: a flat string, whose slices cost
 // nothing to take (a head patched again and again would become a chain of
 // concatenations that every slice flattens).  patchedLength: the
 // _contentLength the new values give.
 let patchedLength = 0;
-function patch(e, parts, n) {
+function patch(e, parts, n, d) {
+  // Part 0 is the first line, odd parts are names: only a value may differ.
+  if (d === 0 || (d & 1) === 1) return null;
   const kept = e.parts;
-  if (kept[0] !== parts[0]) return null;
   const bad = (e.st & S.VALIDATE) !== 0 ? NOT_VALID : NOT_ASCII;
   const roleOf = e.roles;
   const h = e.head;
@@ -172,7 +175,10 @@ function patch(e, parts, n) {
   let from = 0; // copied from the kept head up to here
   let at = e.firstLength; // start of the current line in the kept head
   patchedLength = e.userLength;
-  for (let i = 1; i < n; i += 2) {
+  // The lines before part d's are the kept ones: "name: value\r\n".
+  let i = 1;
+  for (; i < d - 1; i += 2) at += kept[i].length + kept[i + 1].length + 4;
+  for (; i < n; i += 2) {
     const name = parts[i];
     if (name !== kept[i]) return null;
     const value = parts[i + 1];
@@ -236,7 +242,7 @@ function render(length, key, st, status, lineMode, cl, timeout, max, method) {
   rendered.userLength = userLengthOf(parts, seen);
   if (keepable) {
     cache[slotOf(parts.length, key)] = {
-      parts: ArrayPrototypeSlice(parts), length, st, status, cl, timeout, max, date: dateGeneration,
+      parts: ArrayPrototypeSlice(parts), st, status, cl, timeout, max, date: dateGeneration,
       head, sent, out: rendered.out, seen, userLength: rendered.userLength,
       roles: TypedArrayPrototypeSlice(roles, 0, (parts.length - 1) >> 1),
       // The first line: as given (line mode 0), or "HTTP/1.1 NNN <reason>\r\n".
@@ -322,11 +328,12 @@ function store(res, first, headers, code, dropBody, noKeepAlive, method) {
   let h = null;
   let userLength = 0;
   if (sameInputs(e, n, st, status, cl, timeout, max)) {
-    if (e.length === length && sameParts(e, parts, n)) {
+    const d = firstDifference(e, parts, n);
+    if (d === n) {
       h = e.head;
       userLength = e.userLength;
       cacheStats.hits++;
-    } else if (length <= CACHE_MAX_LENGTH && (h = patch(e, parts, n)) !== null) {
+    } else if (length <= CACHE_MAX_LENGTH && (h = patch(e, parts, n, d)) !== null) {
       userLength = patchedLength;
       cacheStats.patches++;
     }
