@@ -327,11 +327,13 @@ function store(res, first, headers, code, dropBody, noKeepAlive, method) {
   const e = cacheSize === 0 ? null : cache[slotOf(n, key)];
   let h = null;
   let userLength = 0;
+  let kept = false;
   if (sameInputs(e, n, st, status, cl, timeout, max)) {
     const d = firstDifference(e, parts, n);
     if (d === n) {
       h = e.head;
       userLength = e.userLength;
+      kept = true;
       cacheStats.hits++;
     } else if (length <= CACHE_MAX_LENGTH && (h = patch(e, parts, n, d)) !== null) {
       userLength = patchedLength;
@@ -355,13 +357,20 @@ function store(res, first, headers, code, dropBody, noKeepAlive, method) {
   if (seen & S.SEEN_CL) internals.setContentLength(res, userLength);
   internals.storeHead(res, h);
   lastHead = h;
+  lastKept = kept;
   return seen;
 }
 
-// The last head this module stored: all ASCII, as every head it renders.
+// The last head this module stored: all ASCII, as every head it renders;
+// lastKept: it is a kept entry's head, the string an earlier response
+// stored too (not one patched or rendered for this response).
 let lastHead = null;
+let lastKept = false;
 function isOwnHead(h) {
   return h === lastHead;
+}
+function isKeptHead(h) {
+  return lastKept && h === lastHead;
 }
 
 // The head for writeHead(code, ...) once Node's checks are done: the
@@ -386,6 +395,7 @@ module.exports = {
   storeHeader,
   storeStatusHeader,
   isOwnHead,
+  isKeptHead,
   cacheStats,
   setCacheSize: (n) => {
     // For the benchmarks: 0 turns the cache off (every head rendered by the addon).

@@ -215,12 +215,15 @@ const LAST_CHUNK = '0\r\n\r\n';
 // h + text, the last one kept: a server answering the same text after the
 // same head (a kept head is the same string until the Date changes) writes
 // the same string, flattened once.  Strings cannot change, so a kept one is
-// always right.
+// always right.  Only a kept head is looked up: one patched or rendered
+// for this response is a new string, and === would compare its bytes with
+// the last one's to find them different (~250 instructions a response
+// with a request id, Node 26).
 let joinedHead = null;
 let joinedText = null;
 let joined = '';
 function joinText(h, text) {
-  if (h === joinedHead && text === joinedText) return joined;
+  if (head.isKeptHead(h) && h === joinedHead && text === joinedText) return joined;
   const s = h + text;
   if (s.length <= COPY_LIMIT) {
     joinedHead = h;
