@@ -62,7 +62,7 @@ const args = parseArgs(process.argv.slice(2), {
     warm: '--instr: heads rendered before counting',
     counted: '--instr: heads counted',
     repeat: '--instr: counts of every variant, interleaved (the median is shown)',
-    functions: '--instr: with N > 0, the N functions with the most instructions of their own per head, for stock and native, making the response subtracted (node --perf-basic-prof names the JIT code)',
+    functions: '--instr: with N > 0, the N functions with the most instructions of their own per head, for each variant, making the response (and its headers) subtracted (node --perf-basic-prof names the JIT code)',
     node: '--instr: the Node binary to measure',
     child: '(internal) the one count an --instr run makes: <variant>:<headers>',
   },
@@ -377,10 +377,11 @@ async function countAll() {
     }
     results.push(row);
     if (args.functions > 0) {
-      const lines = [...functionLines(rounds[0], 'stock', false, size), ...functionLines(rounds[0], 'native', false, size)];
-      console.log(lines.join('\n'));
-      row.functions = Object.fromEntries(['stock', 'native'].map((name) =>
-        [name, Object.fromEntries([...callgrind.minus(rounds[0][name].functions, rounds[0].base.functions)].filter(([, v]) => Math.abs(v) >= 1))]));
+      console.log(VARIANTS.flatMap(([name, , varying]) => functionLines(rounds[0], name, varying, size)).join('\n'));
+      row.functions = Object.fromEntries(VARIANTS.map(([name, , varying]) => {
+        const base = rounds[0][varying ? 'base-varying' : 'base'].functions;
+        return [name, Object.fromEntries([...callgrind.minus(rounds[0][name].functions, base)].filter(([, v]) => Math.abs(v) >= 1))];
+      }));
     }
   }
   if (noisy.length > 0) {
