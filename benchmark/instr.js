@@ -32,6 +32,13 @@
 //   node benchmark/instr.js --repeat=3 --keep     (three interleaved runs, dumps kept)
 //   node benchmark/instr.js --bench=simple --drain --ceiling=false
 //   node benchmark/instr.js --bench=simple --ceiling=false --functions=25
+//   node benchmark/instr.js --baseline=/tmp/before --repeat=3 --floor=false --ceiling=false
+//
+// --baseline=<dir> counts onewrite from another checkout (say a
+// `git worktree add /tmp/before HEAD~1`, built there with `npx node-gyp
+// rebuild`) as a variant of its own, right after onewrite in every round:
+// a change against the code before it, interleaved, each as a ratio to
+// the same stock.
 //
 // --functions=N says where the instructions go: each server runs with
 // node --perf-basic-prof, so that the JIT code callgrind knows only by
@@ -58,7 +65,7 @@ const COMPILER_WARN = 0.03; // share of the count in V8's optimising compilers
 
 const opts = parseArgs(process.argv.slice(2), {
   bench: 'simple,realistic', n: 20000, warm: WARM, warmRuns: 2, c: 50, repeat: 1, floor: true, drain: false, ceiling: true, keep: false,
-  functions: 0,
+  functions: 0, baseline: '',
   type: 'bytes', len: 4, chunks: 1, chunkedEnc: 0, writeLen: 0,
   node: process.execPath, out: path.join(__dirname, 'results'),
 }, {
@@ -76,6 +83,7 @@ const opts = parseArgs(process.argv.slice(2), {
     drain: 'count the drain probe (drain.js): drain-ticks, drain-none, floor-ticks (benchmark/README.md)',
     ceiling: 'count the raw net ceiling',
     keep: 'keep the callgrind dumps under <out>/callgrind-<time>/ (for callgrind_annotate)',
+    baseline: 'a folder holding another checkout of onewrite, built: counted as the variant "baseline"',
     functions: 'with N > 0: each function\'s own instructions per request, JIT code named (node --perf-basic-prof): the N largest of each variant, and the N largest differences of onewrite from stock and from the floor',
     type: "simple's body type",
     len: "simple's body length",
@@ -100,7 +108,7 @@ let floorRoute = null; // what floor.js says about its writes
 // requests, errors }.
 async function count(def, variant) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'onewrite-cg-'));
-  const how = variants.launch(def, variant);
+  const how = variants.launch(def, variant, opts.baseline);
   const server = await b.startServer({
     node: opts.node,
     nodeFlags: opts.functions > 0 ? ['--perf-basic-prof'] : [],
@@ -165,6 +173,11 @@ function addUp(into, more) {
   return into;
 }
 
+if (opts.baseline && !fs.existsSync(path.join(opts.baseline, 'register.js'))) {
+  console.error(`--baseline=${opts.baseline}: no register.js there (a checkout of onewrite, built, is expected)`);
+  process.exit(1);
+}
+
 // --functions: the run of a variant whose count is the median one, its
 // functions as a Map.
 function medianRun(xs) {
@@ -173,7 +186,7 @@ function medianRun(xs) {
 }
 
 // The N largest functions of each variant, then the N largest differences
-// of onewrite from stock and from the floor.
+// of onewrite from stock, from the baseline and from the floor.
 function functionTables(names, results) {
   const n = opts.functions;
   const num0 = (x) => Math.round(x).toLocaleString('en-US').padStart(8);
@@ -185,7 +198,7 @@ function functionTables(names, results) {
       for (const [f, c] of [...medianRun(runs[v])].slice(0, n)) lines.push(`${num0(c)}  ${cg.shortName(f)}`);
     }
     const ow = runs.onewrite && medianRun(runs.onewrite);
-    for (const other of ['stock', 'floor']) {
+    for (const other of ['stock', 'baseline', 'floor']) {
       if (!ow || !runs[other]) continue;
       const them = medianRun(runs[other]);
       const diffs = [...cg.minus(ow, them)].map(([k, d]) => [k, d, ow.get(k) || 0, them.get(k) || 0])
@@ -268,7 +281,7 @@ async function main() {
   fs.mkdirSync(opts.out, { recursive: true });
   const file = path.join(opts.out, `instr-node${version}-${stamp}.json`);
   fs.writeFileSync(file, JSON.stringify({
-    node: version, commit: b.commit(), date: new Date().toISOString(), options: opts, floorRoute, results,
+    node: version, commit: b.commit(), ...(opts.baseline ? { baselineCommit: b.commit(opts.baseline) } : {}), date: new Date().toISOString(), options: opts, floorRoute, results,
     ...(opts.ceiling ? { ceiling } : {}),
   }, null, 2));
   console.log(`raw results: ${path.relative(process.cwd(), file)}`);

@@ -197,8 +197,8 @@ function nodeVersion(node) {
 
 // The commit measured, for the raw results ("-dirty" with changes not
 // committed), or null outside a git checkout.
-function commit() {
-  const r = spawnSync('git', ['describe', '--always', '--dirty'], { cwd: ROOT, encoding: 'utf8' });
+function commit(dir = ROOT) {
+  const r = spawnSync('git', ['describe', '--always', '--dirty'], { cwd: dir, encoding: 'utf8' });
   return r.status === 0 ? r.stdout.trim() : null;
 }
 

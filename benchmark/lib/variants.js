@@ -3,6 +3,9 @@
 // What the runners measure on each server, and how each is started:
 //   stock          the server script as it is
 //   onewrite       the same, with -r onewrite/register
+//   baseline       the same, with -r <dir>/register.js: onewrite from
+//                  another checkout (--baseline=<dir>, built there), to
+//                  count a change against the code before it, interleaved
 //   floor          the same, with -r benchmark/floor.js: the cheapest
 //                  response a package could send (NOT identical to stock:
 //                  see floor.js); only where it can answer in the
@@ -40,14 +43,16 @@ const VARIANTS = {
 };
 
 // The variants asked for, in this order: stock and onewrite always.
-function chosen({ floor = false, drain = false, ceiling = false }) {
-  return ['stock', 'onewrite', ...(floor ? ['floor', 'floor-nodrain'] : []), ...(drain ? ['drain-ticks', 'drain-none', 'floor-ticks'] : []),
-    ...(ceiling ? ['ceiling'] : [])];
+function chosen({ baseline = '', floor = false, drain = false, ceiling = false }) {
+  return ['stock', 'onewrite', ...(baseline ? ['baseline'] : []), ...(floor ? ['floor', 'floor-nodrain'] : []),
+    ...(drain ? ['drain-ticks', 'drain-none', 'floor-ticks'] : []), ...(ceiling ? ['ceiling'] : [])];
 }
 
-// startServer's options for `variant` of server `def`, and the URL path.
-function launch(def, variant) {
-  const v = VARIANTS[variant];
+// startServer's options for `variant` of server `def`, and the URL path;
+// `baseline`: the other checkout's folder, for the variant of that name.
+function launch(def, variant, baseline = '') {
+  const v = variant === 'baseline'
+    ? { preload: [path.join(path.resolve(baseline), 'register.js')], env: STRICT } : VARIANTS[variant];
   return {
     preload: v.preload || [],
     env: v.env || {},
