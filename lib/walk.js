@@ -19,11 +19,11 @@
 const { isProxy } = require('node:util/types');
 const internals = require('./internals');
 const {
-  ArrayIsArray, ArrayPrototypeSlice, FunctionPrototypeCall, MathImul, RegExpPrototypeTest,
+  ArrayIsArray, ArrayPrototypeSlice, FunctionPrototypeCall, RegExpPrototypeTest,
   SetPrototypeHas, StringPrototypeCharCodeAt, StringPrototypeToLowerCase,
 } = require('./primordials');
 
-const { getOwnPropertyDescriptor, keys: objectKeys } = Object;
+const { getOwnPropertyDescriptor } = Object;
 const ObjectPrototype = Object.prototype;
 
 // An object's prototype, as Object.getPrototypeOf() gives it, through
@@ -104,7 +104,9 @@ function addPair(name, value) {
   parts[n + 1] = value;
   state.n = n + 2;
   state.length += name.length + value.length;
-  state.key = (MathImul(state.key, 31) + name.length) | 0;
+  // key * 31 + length, wrapped to 32 bits as Math.imul would, with no call.
+  const key = state.key;
+  state.key = ((key << 5) - key + name.length) | 0;
   return true;
 }
 
@@ -182,7 +184,7 @@ function element(a, i) {
 // content length is known); those, and an empty array whose name Node would
 // still check, are left to Node.
 function addField(res, name, value, validate) {
-  if (!ArrayIsArray(value)) return addValue(name, value);
+  if (typeof value === 'string' || !ArrayIsArray(value)) return addValue(name, value);
   if (!plainArray(value)) return refuse('header getter or proxy');
   const unique = res !== null ? internals.uniqueHeaders(res) : null;
   if (unique && SetPrototypeHas(unique, StringPrototypeToLowerCase(name))) return refuse('unique header joined');
@@ -208,14 +210,18 @@ function walkOutHeaders(res, headers) {
 }
 
 // A writeHead() object: its own enumerable keys, in for...in order
-// (integer-like keys first), each value through its descriptor.
+// (integer-like keys first), each value through its descriptor.  for...in
+// reads the keys from the object's enum cache, where Object.keys() would
+// copy them into a new array every response; it also names inherited
+// enumerable keys (a property added to Object.prototype), which have no
+// own descriptor and are passed over, as Node's _storeHeader passes over
+// them (ObjectHasOwn).
 function walkObject(res, headers) {
   const proto = protoOf(headers);
   if (proto !== ObjectPrototype && proto !== null) return refuse('headers not a plain object');
-  const names = objectKeys(headers);
-  for (let i = 0; i < names.length; i++) {
-    const name = names[i];
+  for (const name in headers) {
     const d = getOwnPropertyDescriptor(headers, name);
+    if (d === undefined) continue;
     if (d.get !== undefined || d.set !== undefined) return refuse('header getter or proxy');
     if (!addField(res, name, d.value, true)) return REFUSED;
   }

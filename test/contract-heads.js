@@ -74,6 +74,34 @@ t.test('end(data) throwing in its implicit head leaves the socket corked (HTTP/1
   }), 'same bytes (no 400) and events', logs('ERR_HTTP_INVALID_STATUS_CODE'), 'end() threw');
 });
 
+// An enumerable property put on Object.prototype (a polluted prototype, a
+// shim): Node's _storeHeader walks a writeHead() object with for...in and
+// passes over the keys it does not own; so does onewrite, which still
+// renders the head itself.  An own key of the same name, not enumerable,
+// hides the inherited one from both.
+t.test('writeHead() object under an enumerable Object.prototype property: inherited keys passed over', async (t) => {
+  const before = require('..').status().counters.heads;
+  check(t, await runPair({
+    request: CLOSE,
+    handler(req, res, { log }) {
+      watch(res, log);
+      const headers = { 'Content-Length': 2, 'X-Own': 'yes' };
+      Object.defineProperty(headers, 'X-Hidden', { value: 'own, not enumerable', enumerable: false });
+      Object.prototype['X-Inherited'] = 'inherited'; // eslint-disable-line no-extend-native
+      Object.prototype['X-Hidden'] = 'inherited'; // eslint-disable-line no-extend-native
+      try {
+        attempt(log, 'writeHead', () => res.writeHead(200, headers));
+      } finally {
+        delete Object.prototype['X-Inherited'];
+        delete Object.prototype['X-Hidden'];
+      }
+      log.push(['head', res.headersSent, res.getHeader('X-Own')]);
+      res.end('ok');
+    },
+  }), 'the same bytes and events', logs('"finish"'), 'the response finished');
+  t.ok(require('..').status().counters.heads > before, 'onewrite rendered the head');
+});
+
 // User code run once by Node runs once with onewrite, wherever onewrite
 // hands over to Node.
 t.test('counts: a getter of a writeHead() object, a value Node must render (latin1)', async (t) => {
