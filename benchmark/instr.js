@@ -33,6 +33,7 @@
 //   node benchmark/instr.js --bench=simple --drain --ceiling=false
 //   node benchmark/instr.js --bench=simple --ceiling=false --functions=25
 //   node benchmark/instr.js --baseline=/tmp/before --repeat=3 --floor=false --ceiling=false
+//   node benchmark/instr.js --bench=simple --ceiling=false --functions=60 --inclusive
 //
 // --baseline=<dir> counts onewrite from another checkout (say a
 // `git worktree add /tmp/before HEAD~1`, built there with `npx node-gyp
@@ -65,7 +66,7 @@ const COMPILER_WARN = 0.03; // share of the count in V8's optimising compilers
 
 const opts = parseArgs(process.argv.slice(2), {
   bench: 'simple,realistic', n: 20000, warm: WARM, warmRuns: 2, c: 50, repeat: 1, floor: true, drain: false, ceiling: true, keep: false,
-  functions: 0, baseline: '',
+  functions: 0, inclusive: false, baseline: '',
   type: 'bytes', len: 4, chunks: 1, chunkedEnc: 0, writeLen: 0,
   node: process.execPath, out: path.join(__dirname, 'results'),
 }, {
@@ -83,6 +84,7 @@ const opts = parseArgs(process.argv.slice(2), {
     drain: 'count the drain probe (drain.js): drain-ticks, drain-none, floor-ticks (benchmark/README.md)',
     ceiling: 'count the raw net ceiling',
     keep: 'keep the callgrind dumps under <out>/callgrind-<time>/ (for callgrind_annotate)',
+    inclusive: 'with --functions: each function\'s instructions with those of all it calls, not its own alone',
     baseline: 'a folder holding another checkout of onewrite, built: counted as the variant "baseline"',
     functions: 'with N > 0: each function\'s own instructions per request, JIT code named (node --perf-basic-prof): the N largest of each variant, and the N largest differences of onewrite from stock and from the floor',
     type: "simple's body type",
@@ -133,7 +135,7 @@ async function count(def, variant) {
       const d = cg.readDump(f);
       instructions += d.instructions;
       compiler += d.compiler;
-      if (opts.functions > 0) functions = addUp(functions, cg.functions(f, server.pid, r.requests));
+      if (opts.functions > 0) functions = addUp(functions, cg.functions(f, server.pid, r.requests, opts.inclusive));
       if (opts.keep) {
         fs.mkdirSync(keepDir, { recursive: true });
         fs.copyFileSync(f, path.join(keepDir, `${def.name}-${variant}-${path.basename(f)}`));
@@ -194,7 +196,7 @@ function functionTables(names, results) {
   for (const name of names) {
     const runs = results[name];
     for (const v of Object.keys(runs)) {
-      lines.push(`\n${name}, ${v}: the ${n} functions with the most instructions of their own, per request`);
+      lines.push(`\n${name}, ${v}: the ${n} functions with the most instructions ${opts.inclusive ? 'with all they call' : 'of their own'}, per request`);
       for (const [f, c] of [...medianRun(runs[v])].slice(0, n)) lines.push(`${num0(c)}  ${cg.shortName(f)}`);
     }
     const ow = runs.onewrite && medianRun(runs.onewrite);

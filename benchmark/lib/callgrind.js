@@ -101,8 +101,14 @@ function jitName(map, address) {
 // only by address, is named from the perf map of process `pid` (V8's
 // markers of the tier - '*', '~', '^', '+' - dropped, so that one function
 // compiled twice is one row; the source position kept).
-function functions(file, pid, per) {
-  const r = spawnSync('callgrind_annotate', ['--threshold=100', file], { encoding: 'utf8', maxBuffer: 256 << 20 });
+// With `inclusive`, each function's instructions with those of all it
+// calls (callgrind_annotate --inclusive=yes): what one call of a handler,
+// of res.end() or of socket.write() costs whole.  The tiers of one
+// function add up, so a function that calls itself, or whose code calls
+// its own other tier, counts the inner calls twice.
+function functions(file, pid, per, inclusive = false) {
+  const r = spawnSync('callgrind_annotate', ['--threshold=100', ...(inclusive ? ['--inclusive=yes'] : []), file],
+    { encoding: 'utf8', maxBuffer: 256 << 20 });
   if (r.status !== 0) throw new Error(`callgrind_annotate ${file} failed: ${r.stderr}`);
   const map = perfMap(pid);
   const out = new Map();
