@@ -110,6 +110,39 @@ function tooLongToJoin(n) {
   return true;
 }
 
+// The head (not '') and a string or bytes as one string, what Node's
+// _send(chunk) sends, merged or not, in one write; computed with nothing
+// written.  Answers the string (its encoding in `joinedAs`), APART (bytes
+// too large to copy next to the head, or behind bytes already queued:
+// they go in their own write), or undefined (`refusal` set) where the
+// bytes cannot be the same.  `copy`: small bytes may be copied next to the
+// head (end(), whose write may go at once: liftEndCork).
+const APART = null;
+let joinedAs = 'latin1';
+function joinedWithHead(socket, h, chunk, encoding, len, oneByte, copy) {
+  if (typeof chunk === 'string') {
+    if (tooLongToJoin(h.length + chunk.length)) return undefined;
+    if (encoding === 'latin1' || encoding === 'binary' || (oneByte && asciiHead(h))) {
+      // The head is latin1; so is this text, byte for byte.
+      joinedAs = 'latin1';
+      return joinText(h, chunk);
+    }
+    if (mergesWithHead(encoding) || asciiHead(h)) {
+      // As Node merges it; or ('utf-8') the head apart, the same bytes.
+      joinedAs = 'utf8';
+      return h + chunk;
+    }
+    refusal = 'latin1 head before utf-8 text';
+    return undefined;
+  }
+  // Small bytes are copied next to the head into one latin1 string.
+  // (Behind bytes already queued they would wait, and Node sends what the
+  // Buffer holds by then: not copied.)
+  if (!copy || h.length + len > BUFFER_COPY_LIMIT || socket.writableLength !== 0) return APART;
+  joinedAs = 'latin1';
+  return join(h, chunk, 0);
+}
+
 // The head (or '') and a string or bytes, unframed: what Node's
 // _send(chunk) sends, merged or not.  Returns the socket.write() result,
 // or undefined (nothing written, `refusal` set) where one write cannot
@@ -117,42 +150,15 @@ function tooLongToJoin(n) {
 // `lift`: end()'s cork may be lifted before a single write (liftEndCork);
 // false for write(), whose bytes go into a socket corked for the tick.
 function writePlain(socket, h, chunk, encoding, len, oneByte, callback, lift) {
-  let data;
-  let as;
-  if (typeof chunk === 'string') {
-    if (h === '') {
-      data = chunk;
-      as = encoding;
-    } else if (tooLongToJoin(h.length + chunk.length)) {
-      return undefined;
-    } else if (encoding === 'latin1' || encoding === 'binary' || (oneByte && asciiHead(h))) {
-      // The head is latin1; so is this text, byte for byte.
-      data = joinText(h, chunk);
-      as = 'latin1';
-    } else if (mergesWithHead(encoding) || asciiHead(h)) {
-      // As Node merges it; or ('utf-8') the head apart, the same bytes.
-      data = h + chunk;
-      as = 'utf8';
-    } else {
-      refusal = 'latin1 head before utf-8 text';
-      return undefined;
-    }
-    if (lift) liftEndCork(socket, data);
-    return socket.write(data, as, callback);
-  }
   if (h === '') {
     if (lift) liftEndCork(socket, chunk);
-    return socket.write(chunk, null, callback);
+    return socket.write(chunk, typeof chunk === 'string' ? encoding : null, callback);
   }
-  if (lift && h.length + len <= BUFFER_COPY_LIMIT && socket.writableLength === 0) {
-    // end(): small bytes are copied next to the head into one latin1
-    // string, written at once (liftEndCork).  (Behind bytes already queued
-    // they would wait, and Node sends what the Buffer holds by then: not
-    // copied, below.)
-    data = join(h, chunk, 0);
-    if (data === undefined) return undefined;
-    liftEndCork(socket, data);
-    return socket.write(data, 'latin1', callback);
+  const data = joinedWithHead(socket, h, chunk, encoding, len, oneByte, lift);
+  if (data === undefined) return undefined;
+  if (data !== APART) {
+    if (lift) liftEndCork(socket, data);
+    return socket.write(data, joinedAs, callback);
   }
   // write(), and larger bytes: the head in a Buffer of its own, then the
   // bytes, not copied, as Node sends them (two chunks; the bytes sent are
@@ -334,6 +340,33 @@ function sendLast(msg, chunk, encoding, len, oneByte, callback) {
     if (!internals.isChunked(msg)) headApart(msg, h, chunk, encoding);
   }
   return null;
+}
+
+// end(chunk) in its most common shape, its checks made once: the head
+// rendered and not sent, a body allowed and not chunked, no end callback
+// (the caller's), the socket this response's and idle (nothing queued,
+// corked or buffered: socketRefusal), and the head and the data one
+// string.  All of it is known before anything is done, and nothing then
+// runs code of the user's before the socket's own write(): Node's steps
+// for this shape are taken in one line, in Node's order - end()'s cork,
+// onFinish bound, write_()'s _send() (the head merged, or beside bytes:
+// headApart), end()'s tail.  Returns false, having done nothing, for any
+// other shape (endWithData() takes it).
+function endFast(msg, chunk, encoding, len, oneByte) {
+  if (!internals.headPending(msg) || !internals.hasBody(msg) || internals.isChunked(msg) ||
+      socketRefusal(msg) !== null) return false;
+  const socket = msg.socket;
+  const h = internals.head(msg);
+  const data = joinedWithHead(socket, h, chunk, encoding, len, oneByte, true);
+  if (data === undefined || data === APART) return false;
+  socket.cork();
+  const finish = onFinish.bind(undefined, msg);
+  liftEndCork(socket, data);
+  socket.write(data, joinedAs, finish);
+  internals.markHeadSent(msg);
+  headApart(msg, h, chunk, encoding);
+  endTail(msg, false);
+  return true;
 }
 
 // A head that Node's _send() does not merge into the data (bytes, or text
@@ -772,6 +805,6 @@ function textLength(chunk, encoding) {
 }
 
 module.exports = {
-  endEmpty, endWithData, writeData, lastHow, lastRefusal, flushChunks, textLength, plainBytes,
+  endEmpty, endFast, endWithData, writeData, lastHow, lastRefusal, flushChunks, textLength, plainBytes,
   typedArrayByteLength, addOwnUncork, SENT, WROTE, BUFFERED,
 };

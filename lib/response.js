@@ -301,6 +301,10 @@ function makeMethods(gate, global = null) {
       counters.endsToNode++;
       return FunctionPrototypeCall(originals.end, this, chunk, encoding, callback);
     }
+    if (typeof callback !== 'function' && outgoing.endFast(this, chunk, encoding, bodyLength, bodyOneByte)) {
+      counters.ends++;
+      return this;
+    }
     const missed = outgoing.endWithData(this, chunk, encoding, callback, bodyLength, bodyOneByte);
     if (missed === null) {
       counters.ends++;

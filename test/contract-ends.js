@@ -128,3 +128,85 @@ for (const [name, effect] of Object.entries(IN_ONCE)) {
     });
   }
 }
+
+// end(data) on a response whose head is rendered and not sent: the common
+// shape (no callback, a body allowed and not chunked, the socket idle, the
+// data one string with the head) goes out in one line of Node's steps
+// (lib/outgoing.js endFast); each shape beside it goes the longer way.
+// Both against stock: bytes, events in their order, and the socket's
+// state as a user reads it at each of them and when end() returns.
+const LATIN1_HEAD = { 'Content-Length': 2, 'X-Name': Buffer.from('caf\u00e9', 'latin1').toString('latin1') };
+const DATA_ENDS = {
+  'end(string)': (res) => {
+    res.writeHead(200, { 'Content-Length': 5 });
+    res.end('hello');
+  },
+  'end(string, latin1)': (res) => {
+    res.writeHead(200, { 'Content-Length': 4 });
+    res.end('caf\u00e9', 'latin1');
+  },
+  'end(multibyte string)': (res) => {
+    res.writeHead(200, { 'Content-Length': 5 });
+    res.end('caf\u00e9');
+  },
+  'end(small Buffer)': (res) => {
+    res.writeHead(200, { 'Content-Length': BODY.length });
+    res.end(BODY);
+  },
+  'end(8 KiB Buffer): copied no more, written beside the head': (res) => {
+    res.writeHead(200, { 'Content-Length': 8192 });
+    res.end(Buffer.alloc(8192, 'a'));
+  },
+  'a latin1 head (Node rendered it) and end(text, utf-8)': (res) => {
+    res.writeHead(200, LATIN1_HEAD);
+    res.end('\u00e9', 'utf-8');
+  },
+  'a latin1 head and end(text)': (res) => {
+    res.writeHead(200, LATIN1_HEAD);
+    res.end('\u00e9');
+  },
+  'end(string, cb)': (res, log) => {
+    res.writeHead(200, { 'Content-Length': 5 });
+    res.end('hello', callback(log, 'end-cb'));
+  },
+  'res.cork() before end(string)': (res) => {
+    res.writeHead(200, { 'Content-Length': 5 });
+    res.cork();
+    res.end('hello');
+  },
+  'socket.cork() before end(string)': (res) => {
+    res.writeHead(200, { 'Content-Length': 5 });
+    res.socket.cork();
+    res.end('hello');
+  },
+  'chunked end(string)': (res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res.end('hello');
+  },
+  'write() then end(string), one tick': (res, log) => {
+    res.writeHead(200, { 'Content-Length': 10 });
+    res.write('hello', callback(log, 'write-cb'));
+    res.end('world');
+  },
+  'flushHeaders() then end(string)': (res) => {
+    res.writeHead(200, { 'Content-Length': 5 });
+    res.flushHeaders();
+    res.end('hello');
+  },
+};
+for (const [name, answer] of Object.entries(DATA_ENDS)) {
+  for (const request of [CLOSE, 'HEAD / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n']) {
+    const label = `${name}${request === CLOSE ? '' : ', HEAD'}`;
+    t.test(`end(data) after writeHead(): ${label}`, async (t) => {
+      check(t, await runPair({
+        request,
+        handler(req, res, { log }) {
+          const socket = res.socket;
+          watch(res, log, (r) => state(r, socket));
+          answer(res, log, socket);
+          log.push(['returned', ...state(res, socket)]);
+        },
+      }), 'the same bytes, events, callbacks and socket state', logs('"finish"'), 'the response finished');
+    });
+  }
+}
