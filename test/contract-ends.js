@@ -61,22 +61,28 @@ const EMPTY_ENDS = {
     });
   },
 };
-for (const [name, answer] of Object.entries(EMPTY_ENDS)) {
-  for (const request of [CLOSE, 'HEAD / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n']) {
-    const label = `${name}${request === CLOSE ? '' : ', HEAD'}`;
-    t.test(`end() without data: ${label}`, async (t) => {
-      check(t, await runPair({
-        request,
-        handler(req, res, { log }) {
-          const socket = res.socket;
-          watch(res, log, (r) => state(r, socket));
-          answer(res, log, socket);
-          log.push(['returned', ...state(res, socket)]);
-        },
-      }), 'the same bytes, events, callbacks and socket state', logs('"finish"'), 'the response finished');
-    });
+// Each answer of `answers` against stock, to a GET and to a HEAD: the
+// bytes, the events and callbacks in their order, and the socket's state
+// at each of them and when the handler returns.
+const HEAD_CLOSE = 'HEAD / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
+function compareEnds(title, answers) {
+  for (const [name, answer] of Object.entries(answers)) {
+    for (const request of [CLOSE, HEAD_CLOSE]) {
+      t.test(`${title}: ${name}${request === CLOSE ? '' : ', HEAD'}`, async (t) => {
+        check(t, await runPair({
+          request,
+          handler(req, res, { log }) {
+            const socket = res.socket;
+            watch(res, log, (r) => state(r, socket));
+            answer(res, log, socket);
+            log.push(['returned', ...state(res, socket)]);
+          },
+        }), 'the same bytes, events, callbacks and socket state', logs('"finish"'), 'the response finished');
+      });
+    }
   }
 }
+compareEnds('end() without data', EMPTY_ENDS);
 
 // User code in end() without data: on 20 and 22 end(cb) adds its 'finish'
 // listener with this.once(), which runs a 'newListener' listener (and a
@@ -194,19 +200,4 @@ const DATA_ENDS = {
     res.end('hello');
   },
 };
-for (const [name, answer] of Object.entries(DATA_ENDS)) {
-  for (const request of [CLOSE, 'HEAD / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n']) {
-    const label = `${name}${request === CLOSE ? '' : ', HEAD'}`;
-    t.test(`end(data) after writeHead(): ${label}`, async (t) => {
-      check(t, await runPair({
-        request,
-        handler(req, res, { log }) {
-          const socket = res.socket;
-          watch(res, log, (r) => state(r, socket));
-          answer(res, log, socket);
-          log.push(['returned', ...state(res, socket)]);
-        },
-      }), 'the same bytes, events, callbacks and socket state', logs('"finish"'), 'the response finished');
-    });
-  }
-}
+compareEnds('end(data) after writeHead()', DATA_ENDS);
