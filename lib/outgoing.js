@@ -115,8 +115,9 @@ function tooLongToJoin(n) {
 // written.  Answers the string (its encoding in `joinedAs`), APART (bytes
 // too large to copy next to the head, or behind bytes already queued:
 // they go in their own write), or undefined (`refusal` set) where the
-// bytes cannot be the same.  `copy`: small bytes may be copied next to the
-// head (end(), whose write may go at once: liftEndCork).
+// bytes cannot be the same; callers read `joinedAs` at once, before any
+// other call.  `copy`: small bytes may be copied next to the head (end(),
+// whose write may go at once: liftEndCork).
 const APART = null;
 let joinedAs = 'latin1';
 function joinedWithHead(socket, h, chunk, encoding, len, oneByte, copy) {
@@ -157,8 +158,9 @@ function writePlain(socket, h, chunk, encoding, len, oneByte, callback, lift) {
   const data = joinedWithHead(socket, h, chunk, encoding, len, oneByte, lift);
   if (data === undefined) return undefined;
   if (data !== APART) {
+    const as = joinedAs;
     if (lift) liftEndCork(socket, data);
-    return socket.write(data, joinedAs, callback);
+    return socket.write(data, as, callback);
   }
   // write(), and larger bytes: the head in a Buffer of its own, then the
   // bytes, not copied, as Node sends them (two chunks; the bytes sent are
@@ -347,7 +349,8 @@ function sendLast(msg, chunk, encoding, len, oneByte, callback) {
 // (the caller's), the socket this response's and idle (nothing queued,
 // corked or buffered: socketRefusal), and the head and the data one
 // string.  All of it is known before anything is done, and nothing then
-// runs code of the user's before the socket's own write(): Node's steps
+// runs code of the user's before the socket's own write() (its cork() and
+// uncork() are Writable's own: the caller's dataRefusal()): Node's steps
 // for this shape are taken in one line, in Node's order - end()'s cork,
 // onFinish bound, write_()'s _send() (the head merged, or beside bytes:
 // headApart), end()'s tail.  Returns false, having done nothing, for any
@@ -359,10 +362,11 @@ function endFast(msg, chunk, encoding, len, oneByte) {
   const h = internals.head(msg);
   const data = joinedWithHead(socket, h, chunk, encoding, len, oneByte, true);
   if (data === undefined || data === APART) return false;
+  const as = joinedAs;
   socket.cork();
   const finish = onFinish.bind(undefined, msg);
   liftEndCork(socket, data);
-  socket.write(data, joinedAs, finish);
+  socket.write(data, as, finish);
   internals.markHeadSent(msg);
   headApart(msg, h, chunk, encoding);
   endTail(msg, false);
