@@ -199,5 +199,26 @@ const DATA_ENDS = {
     res.flushHeaders();
     res.end('hello');
   },
+  // User code in the cork end() takes first (an agent's wrapper): it runs
+  // before anything is sent, and what it did is what end() goes on from.
+  'socket.cork wrapped, it writes to the socket inside end(string)': (res, log, socket) => {
+    res.writeHead(200, { 'Content-Length': 5 });
+    wrapCork(socket, log, () => socket.write('early '));
+    res.end('hello');
+  },
+  'socket.cork wrapped, it calls write() inside end(string)': (res, log, socket) => {
+    res.writeHead(200, { 'Content-Length': 6 });
+    wrapCork(socket, log, () => attempt(log, 'inner write', () => log.push(['inner write', res.write('x')])));
+    res.end('hello');
+  },
 };
+function wrapCork(socket, log, act) {
+  const cork = socket.cork;
+  socket.cork = function corkWrapped(...args) {
+    log.push(['cork wrapper', this.writableCorked]);
+    const ret = cork.apply(this, args);
+    act();
+    return ret;
+  };
+}
 compareEnds('end(data) after writeHead()', DATA_ENDS);
