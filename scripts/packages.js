@@ -18,9 +18,22 @@
 //                   ONEWRITE_PLATFORMS=a,b packs for those alone, and a
 //                   platform that cannot be built here refuses the pack
 //   postpack        package.json as it was, from the copy prepack kept
-//   prepublishOnly  refuses: publish the tarballs `pack` writes
+//   prepublishOnly  refuses: publish the tarballs `pack` writes; first, it
+//                   names any platform package that lacks
+//                   publishConfig.access "public" (prepack refuses those)
 //   pack [--out=d]  `npm run pack:all`: every tarball of a release, in d
 //                   (default dist/): the platform packages and onewrite
+//
+// The platform packages are scoped (@onewrite/...).  npm publishes a new
+// scoped package as public today, but a proposed change to npm makes the
+// default restricted, and onewrite would then be published with platform
+// packages nobody can install.  So each says "public" itself
+// (publishConfig.access, which sync writes), and prepack and
+// prepublishOnly refuse a platform package without it.
+//
+// Their descriptions and READMEs name the glibc the linux-*-glibc
+// binaries need: scripts/glibc.json, the one record of that figure, which
+// scripts/binaries.sh checks against the binary it builds.
 //
 // The optionalDependencies exist only in the packed package.json: listed in
 // the repository's, they would have to be in package-lock.json, which
@@ -38,10 +51,13 @@ const MANIFEST = path.join(ROOT, 'package.json');
 const BACKUP = path.join(ROOT, '.package.json.prepack'); // package.json while a pack is under way
 const ALL = Object.keys(platforms.PLATFORMS);
 
+// The newest glibc each glibc binary needs, as scripts/binaries.sh measures it.
+const GLIBC = require('./glibc.json');
+
 const LABELS = {
-  'linux-x64-glibc': 'Linux x64 with glibc 2.17 or later',
+  'linux-x64-glibc': `Linux x64 with glibc ${GLIBC['linux-x64-glibc']} or later`,
   'linux-x64-musl': 'Linux x64 with musl (Alpine)',
-  'linux-arm64-glibc': 'Linux arm64 with glibc 2.17 or later',
+  'linux-arm64-glibc': `Linux arm64 with glibc ${GLIBC['linux-arm64-glibc']} or later`,
   'linux-arm64-musl': 'Linux arm64 with musl (Alpine)',
   'win32-x64': 'Windows x64',
 };
@@ -75,6 +91,7 @@ function platformFiles(key, main) {
     main: 'onewrite.node',
     files: ['onewrite.node'],
     preferUnplugged: true,
+    publishConfig: { access: 'public' },
   };
   const readme = `# ${name}\n\nThe native addon of [onewrite](${main.homepage}) for ${LABELS[key]}: ` +
     "one Node-API 8 binary for Node 20, 22, 24 and 26, compiled from onewrite's C sources " +
@@ -131,6 +148,7 @@ function buildBinaries(keys) {
 function prepack() {
   const keys = chosen();
   if (sync(false) !== 0) return 1;
+  if (refusePrivate('pack', undefined, keys)) return 1;
   const failed = buildBinaries(keys);
   if (failed.length > 0) {
     const can = keys.filter((k) => !failed.includes(k));
@@ -158,7 +176,30 @@ function postpack() {
   return 0;
 }
 
+// The platform packages whose package.json (in `dir`, npm/ by default)
+// lacks publishConfig.access "public", or cannot be read.
+function notPublic(dir = path.join(ROOT, 'npm'), keys = ALL) {
+  return keys.filter((key) => {
+    try {
+      const manifest = JSON.parse(fs.readFileSync(path.join(dir, key, 'package.json'), 'utf8'));
+      return !(manifest.publishConfig && manifest.publishConfig.access === 'public');
+    } catch {
+      return true;
+    }
+  });
+}
+
+function refusePrivate(what, dir, keys) {
+  const lacking = notPublic(dir, keys);
+  if (lacking.length === 0) return false;
+  say(`refusing to ${what}: ${lacking.map((k) => `npm/${k}/package.json`).join(', ')} ` +
+    `lack${lacking.length === 1 ? 's' : ''} publishConfig.access "public" (a scoped package npm publishes ` +
+    'as restricted could not be installed by onewrite\'s users): node scripts/packages.js sync writes it');
+  return true;
+}
+
 function prepublishOnly() {
+  refusePrivate('publish');
   say('publish the tarballs `npm run pack:all` writes to dist/ (the platform packages first, then onewrite): ' +
     "npm publish of this folder re-reads package.json after postpack, and would send the registry one " +
     'without its optionalDependencies.');
@@ -217,4 +258,4 @@ function main([verb, ...args]) {
 
 if (require.main === module) process.exitCode = main(process.argv.slice(2));
 
-module.exports = { platformFiles, chosen, LABELS };
+module.exports = { platformFiles, chosen, LABELS, GLIBC, notPublic };
