@@ -10,7 +10,18 @@
 //   require('onewrite').sse(res) / .ndjson(res)  streaming writers
 
 const { install, uninstall, status, ServerResponse, available } = require('./lib/install');
-const { buildHead } = require('./lib/build');
-const { sse, ndjson } = require('./lib/stream');
+
+// Loaded when first called: nothing a require('onewrite') loads can throw
+// (lib/install.js sets itself up in a guard); these read Node's internals
+// too, and say what went wrong when they are used.
+function buildHead(statusCode, statusMessage, headers, options) {
+  return require('./lib/build').buildHead(statusCode, statusMessage, headers, options);
+}
+function sse(res, options) {
+  return require('./lib/stream').sse(res, options);
+}
+function ndjson(res, options) {
+  return require('./lib/stream').ndjson(res, options);
+}
 
 module.exports = { install, uninstall, status, ServerResponse, buildHead, sse, ndjson, available };

@@ -23,6 +23,7 @@ const { binding } = require('./native');
 const internals = require('./internals');
 const head = require('./head');
 const walker = require('./walk');
+const guard = require('./guard');
 const S = require('./slots');
 
 const ENCODINGS = new Set(['utf8', 'utf-8', 'latin1', 'binary', 'ascii']);
@@ -93,6 +94,19 @@ function render(statusCode, statusMessage, headers, o) {
   }
   const reason = typeof statusMessage === 'string' ? statusMessage
     : (STATUS_CODES[statusCode] || 'unknown');
+  // The walk and the memory shared with the addon are a fast call's
+  // (lib/guard.js): asked for from inside one (a getter a fast method
+  // reached), the head is Node's.
+  if (guard.busy) return undefined;
+  guard.busy = true;
+  try {
+    return renderTaken(statusCode, reason, headers, o);
+  } finally {
+    guard.busy = false;
+  }
+}
+
+function renderTaken(statusCode, reason, headers, o) {
   if (walker.walk(null, reason, headers, o.contentLength) === walker.REFUSED) return undefined;
   const { length } = walker.state;
   const parts = walker.takeParts();

@@ -9,10 +9,11 @@
 //
 // The walk (lib/walk.js) runs no user code.  The one place a build can
 // run some is the read of the response's own fields (headState(): a getter
-// defined on the response); while those are read, a build started from
-// inside one (another response's head, or buildHead()) is handed to Node,
-// so the module state here and the walk's are never used by two builds at
-// once.
+// defined on the response).  A build is only ever started by a fast method
+// holding lib/guard.js (or buildHead(), which takes it too): a head asked
+// for from inside that getter (another response's, or buildHead()) meets
+// the guard and is Node's, so the module state here, the walk's and the
+// memory shared with the addon are never used by two builds at once.
 
 const native = require('./native');
 const internals = require('./internals');
@@ -21,17 +22,16 @@ const walker = require('./walk');
 const { fallback } = require('./stats');
 const {
   ArrayPrototypeSlice, DatePrototypeGetMilliseconds, DatePrototypeToUTCString, RegExpPrototypeTest,
-  StringPrototypeCharCodeAt, StringPrototypeSlice, TypedArrayPrototypeSlice,
+  StringPrototypeCharCodeAt, StringPrototypeSlice, newArray, newDate, newRegExp, newUint8Array,
 } = require('./primordials');
 
 const { binding, ints, nums, roles, lens } = native;
 const { MAX_STRING_LENGTH } = require('node:buffer').constants;
 
 // The Date value, cached per second like Node's internal utcDate().  The
-// real Date, its methods and setTimeout are taken now, so fake timers
-// installed later by a test framework leave it alone, as they leave Node's
-// own cache alone (lib/primordials.js has its methods).
-const RealDate = Date;
+// untouched realm's Date (lib/primordials.js) and the setTimeout of
+// node:timers, taken now: fake timers installed later by a test framework
+// leave it alone, as they leave Node's own cache alone.
 const { setTimeout: realSetTimeout } = require('node:timers');
 let dateValid = false;
 let dateGeneration = 0; // moves with every new Date value
@@ -42,7 +42,7 @@ function resetDate() {
 
 function ensureDate() {
   if (dateValid) return;
-  const d = new RealDate();
+  const d = newDate();
   binding.setDate(DatePrototypeToUTCString(d));
   dateValid = true;
   dateGeneration++;
@@ -99,7 +99,7 @@ function statusRule(res) {
 
 // Node's headerCharRegex (checkInvalidHeaderChar): what writeHead rejects
 // in a reason phrase before _storeHeader.
-const INVALID_HEADER_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
+const INVALID_HEADER_CHAR = newRegExp('[^\\t\\x20-\\x7e\\x80-\\xff]');
 
 // +s, as matchHeader() computes _contentLength; plain digits (the usual
 // Content-Length) without the general conversion.
@@ -128,7 +128,7 @@ function toNumber(s) {
 // large parts are not kept.
 const CACHE_SLOTS = 16;
 const CACHE_MAX_LENGTH = 2048;
-const cache = new Array(CACHE_SLOTS).fill(null);
+const cache = newArray(CACHE_SLOTS);
 const cacheStats = { hits: 0, patches: 0, renders: 0 }; // for the tests and benchmarks
 let cacheSize = CACHE_SLOTS;
 
@@ -153,8 +153,8 @@ function firstDifference(e, parts, n) {
 
 // Values the addon would decline: a byte >= 0x80 anywhere; with VALIDATE,
 // also what Node's headerCharRegex rejects.
-const NOT_ASCII = /[^\x00-\x7f]/;
-const NOT_VALID = /[^\t\x20-\x7e]/;
+const NOT_ASCII = newRegExp('[^\\x00-\\x7f]');
+const NOT_VALID = newRegExp('[^\\t\\x20-\\x7e]');
 
 // The head for `parts`, made from the kept entry e (same names, same
 // inputs) by replacing the values that differ from part d on (the
@@ -220,6 +220,13 @@ function text(parts) {
 // What the last render answered (read by store() at once).
 const rendered = { head: '', sent: 0, out: 0, seen: 0, userLength: 0 };
 
+// The first n roles the addon wrote, in an array of their own.
+function copyRoles(n) {
+  const kept = newUint8Array(n);
+  for (let i = 0; i < n; i++) kept[i] = roles[i];
+  return kept;
+}
+
 // Render the walk's parts with the addon: fills `rendered` and keeps an
 // entry when it may; answers false where the addon declines, with the
 // reason recorded.  (The walk's parts array is exactly its parts, and is
@@ -244,7 +251,7 @@ function render(length, key, st, status, lineMode, cl, timeout, max, method) {
     cache[slotOf(parts.length, key)] = {
       parts: ArrayPrototypeSlice(parts), st, status, cl, timeout, max, date: dateGeneration,
       head, sent, out: rendered.out, seen, userLength: rendered.userLength,
-      roles: TypedArrayPrototypeSlice(roles, 0, (parts.length - 1) >> 1),
+      roles: copyRoles((parts.length - 1) >> 1),
       // The first line: as given (line mode 0), or "HTTP/1.1 NNN <reason>\r\n".
       firstLength: lineMode === 0 ? parts[0].length : 15 + parts[0].length,
     };
@@ -260,10 +267,6 @@ function render(length, key, st, status, lineMode, cl, timeout, max, method) {
 // last two steps (204/304/1xx, an unanswered Expect), applied only once the
 // head is rendered.
 function store(res, first, headers, code, dropBody, noKeepAlive, method) {
-  if (walker.isHeld()) {
-    fallback('head built inside another', method);
-    return -1;
-  }
   const timeout = internals.keepAliveTimeout(res);
   const max = internals.maxRequestsPerSocket(res);
   if (!plainNumber(timeout) || !plainNumber(max)) {
@@ -284,9 +287,8 @@ function store(res, first, headers, code, dropBody, noKeepAlive, method) {
   }
   // The response's own fields, read after its headers as _storeHeader
   // reads them.  A getter among them is user code, and the walk's parts
-  // are live: a head built from inside it (another response's) goes to
-  // Node's code (walker.hold(): no walk runs until release()), and leaves
-  // this one's parts alone.
+  // are live: a head built from inside it (another response's) meets the
+  // guard and goes to Node's code, and leaves this one's parts alone.
   // The status and the line mode, as one key: the code itself when the
   // line is made here, else only what _storeHeader reads of it (204/304),
   // where it reads it: chunkedEncoding on before the headers, or turned on
@@ -294,30 +296,25 @@ function store(res, first, headers, code, dropBody, noKeepAlive, method) {
   let st;
   let status = code !== 0 ? 1000 + code : 0;
   let lineMode = code === 0 ? 0 : 1;
-  walker.hold();
-  try {
-    st = internals.headState(res);
-    if (st & S.CHUNKED || chunked) {
-      if (code === 0) {
-        status = statusRule(res);
-      } else if (RegExpPrototypeTest(INVALID_HEADER_CHAR, first)) {
-        // Node throws before _storeHeader reads statusCode.
-        fallback('invalid status message', method);
-        return -1;
-      } else {
-        const rule = statusRule(res);
-        if (rule !== (code === 204 || code === 304 ? code : 0)) {
-          // statusCode reads back other than the code just set (an
-          // accessor): the line is the code's, the rule what was read.
-          parts[0] = `HTTP/1.1 ${code} ${first}\r\n`;
-          length += parts[0].length - first.length;
-          status = rule;
-          lineMode = 0;
-        }
+  st = internals.headState(res);
+  if (st & S.CHUNKED || chunked) {
+    if (code === 0) {
+      status = statusRule(res);
+    } else if (RegExpPrototypeTest(INVALID_HEADER_CHAR, first)) {
+      // Node throws before _storeHeader reads statusCode.
+      fallback('invalid status message', method);
+      return -1;
+    } else {
+      const rule = statusRule(res);
+      if (rule !== (code === 204 || code === 304 ? code : 0)) {
+        // statusCode reads back other than the code just set (an
+        // accessor): the line is the code's, the rule what was read.
+        parts[0] = `HTTP/1.1 ${code} ${first}\r\n`;
+        length += parts[0].length - first.length;
+        status = rule;
+        lineMode = 0;
       }
     }
-  } finally {
-    walker.release();
   }
   if (kind === walker.CHECK) st |= S.VALIDATE;
   if (dropBody) st &= ~S.HAS_BODY;

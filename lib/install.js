@@ -13,14 +13,38 @@
 // uncork, _storeHeader) is the one onewrite calls from then on.
 
 const http = require('node:http');
-const native = require('./native');
 const platforms = require('./platforms');
-const internals = require('./internals');
-const stats = require('./stats');
+
+// What reads Node's internals, makes the untouched realm and loads the
+// binary, all at load, in one guard: whatever throws there (a builtin or
+// a Node method replaced by code loaded first, a context vm cannot make)
+// leaves onewrite off, with the reason, and the app starts as it would
+// without it.  (The binary is checked before it is loaded: lib/binary.js.)
+const { internals, native, stats, setupError } = setUp();
+function setUp() {
+  try {
+    return {
+      internals: require('./internals'),
+      native: require('./native'),
+      stats: require('./stats'),
+      setupError: null,
+    };
+  } catch (err) {
+    return {
+      internals: null,
+      native: { binding: null, error: null, remedy: null, file: null },
+      stats: { snapshot: () => ({}), fallbackSnapshot: () => ({}) },
+      setupError: err,
+    };
+  }
+}
 
 // Why the fast paths cannot run here, or null.  Checked once, at load.
-function whyUnavailable({ disable, runtime = 'Node', versionProblem = null, binding, error, missing }) {
+function whyUnavailable({ disable, runtime = 'Node', versionProblem = null, binding, error, missing, setupError = null }) {
   if (disable === '1') return 'disabled by ONEWRITE_DISABLE=1';
+  if (setupError !== null) {
+    return `onewrite could not set itself up here: ${firstLine(setupError)}`;
+  }
   if (!runtime.startsWith('Node')) {
     return missing.length > 0
       ? `${runtime} is not Node.js: it lacks what onewrite relies on: ${missing.join(', ')}`
@@ -57,8 +81,24 @@ function remedyFor({ reason, version, tested, checkedFrom, binding, remedy, plat
   return `report it, with the Node version and this message: ${BUGS}`;
 }
 
+function firstLine(err) {
+  try {
+    return String(err && err.message !== undefined ? err.message : err).split('\n')[0];
+  } catch {
+    return 'an error that cannot be shown';
+  }
+}
+
 const BUGS = require('../package.json').bugs.url;
-const facts = {
+const facts = internals === null ? {
+  disable: process.env.ONEWRITE_DISABLE,
+  runtime: platforms.runtimeDescription(),
+  version: process.versions.node,
+  tested: [20, 22, 24, 26],
+  checkedFrom: {},
+  missing: [],
+  setupError,
+} : {
   disable: process.env.ONEWRITE_DISABLE,
   runtime: platforms.runtimeDescription(),
   version: process.versions.node,
@@ -69,9 +109,24 @@ const facts = {
   error: native.error,
   missing: internals.supported || platforms.runtime() !== 'node' ? internals.missing() : [],
 };
-const reason = whyUnavailable(facts);
+const gate = { on: false }; // the methods on http.ServerResponse.prototype
+// The fast methods, made once onewrite may run: making them reads Node's
+// methods too, in the same guard.
+const made = makeAll(whyUnavailable(facts));
+const { response, methods, always } = made;
+const reason = made.reason;
 const remedy = remedyFor({ ...facts, reason, remedy: native.remedy });
-const response = reason === null ? require('./response') : null;
+function makeAll(why) {
+  const none = { response: null, methods: {}, always: null, reason: why };
+  if (why !== null) return none;
+  try {
+    const fast = require('./response');
+    const own = fast.makeMethods(gate);
+    return { response: fast, methods: own, always: fast.makeMethods({ on: true }, own), reason: null };
+  } catch (err) {
+    return { ...none, reason: whyUnavailable({ ...facts, setupError: err }) };
+  }
+}
 
 // Node's own function each fast method takes the place of, and the ones it
 // relies on being Node's (it does what they would do).
@@ -111,8 +166,6 @@ function usable(names) {
   });
 }
 
-const gate = { on: false }; // the methods on http.ServerResponse.prototype
-const methods = response === null ? {} : response.makeMethods(gate);
 const PATCHED = usable(Object.keys(methods));
 
 let saved = null; // own property descriptors of ServerResponse.prototype before install
@@ -170,8 +223,7 @@ class ServerResponse extends http.ServerResponse {
     subclassUsed = true;
   }
 }
-if (response !== null) {
-  const always = response.makeMethods({ on: true }, methods);
+if (always !== null) {
   for (const name of PATCHED) putMethod(ServerResponse.prototype, name, always[name]);
 }
 
@@ -202,7 +254,7 @@ function status() {
     remedy,
     binary: native.file,
     node: process.versions.node,
-    tested: internals.TESTED.slice(),
+    tested: facts.tested.slice(),
     counters: stats.snapshot(),
     fallbacks: stats.fallbackSnapshot(),
     left,

@@ -19,7 +19,11 @@ const net = require('node:net');
 const Stream = require('node:stream');
 const { OutgoingMessage, ServerResponse } = http;
 const slots = require('./slots');
-const { MathFloor } = require('./primordials');
+const {
+  MathFloor, ArrayPrototypeIncludes, FunctionPrototypeCall, ObjectAssign, ObjectCreate, ObjectGetOwnPropertyDescriptor, ObjectGetOwnPropertySymbols,
+  ObjectGetPrototypeOf, ObjectKeys, StringPrototypeSplit, SymbolPrototypeGetDescription, hasLine, sourceOf,
+  isNative, isProxy,
+} = require('./primordials');
 
 const TESTED = [20, 22, 24, 26];
 // The oldest release of each line the suite passes on: below it Node's
@@ -31,13 +35,18 @@ const TESTED = [20, 22, 24, 26];
 //   24.22.1, 26.9.0: before them write_() corked the socket, not the
 //     message, so the writes of one tick were not merged into one chunk.
 const CHECKED_FROM = { 20: '20.19.5', 22: '22.15.0', 24: '24.22.1', 26: '26.9.0' };
-const major = Number(process.versions.node.split('.')[0]);
+// A version's numbers: '20.19.5' -> [20, 19, 5].
+function versionNumbers(version) {
+  const parts = StringPrototypeSplit('' + version, '.');
+  return [+parts[0], +parts[1], +parts[2]];
+}
+const major = versionNumbers(process.versions.node)[0];
 
 // Why onewrite cannot run on Node `version`, or null.
 function versionRefusal(version) {
-  const [maj, min, patch] = String(version).split('.').map(Number);
-  if (!TESTED.includes(maj)) return `Node ${version} is not a tested version (tested: ${TESTED.join(', ')})`;
-  const [a, b, c] = CHECKED_FROM[maj].split('.').map(Number);
+  const [maj, min, patch] = versionNumbers(version);
+  if (!ArrayPrototypeIncludes(TESTED, maj)) return `Node ${version} is not a tested version (tested: ${TESTED.join(', ')})`;
+  const [a, b, c] = versionNumbers(CHECKED_FROM[maj]);
   if (min < b || (min === b && patch < c) || maj !== a) {
     return `Node ${version} is older than the Node ${maj} releases onewrite was checked on (${CHECKED_FROM[maj]} and later)`;
   }
@@ -53,10 +62,13 @@ const LINE = major >= 24 ? 24 : major >= 22 ? 22 : 20;
 // checks it only when it differs, keeping that phrase's status line in a
 // cache (26.12.1, not 26.10.0; 20, 22 and 24 check it always): told from
 // Node's own writeHead, which names the cache (see originals below).
-const { toString: functionToString } = Function.prototype;
 
 function findSymbol(object, description) {
-  return Object.getOwnPropertySymbols(object).find((s) => s.description === description);
+  const symbols = ObjectGetOwnPropertySymbols(object);
+  for (let i = 0; i < symbols.length; i++) {
+    if (SymbolPrototypeGetDescription(symbols[i]) === description) return symbols[i];
+  }
+  return undefined;
 }
 
 // Symbols are discovered on objects that run no user-visible code when
@@ -111,9 +123,12 @@ const SIGNATURES = {
   write: 'write_(this, chunk, encoding, callback, false)',
   uncork: LINE >= 22 ? 'this._send(len.toString(16)' : 'this.socket.uncork()',
 };
-// fn when its source has `line` (it is Node's), else null.
+// fn when its source has `line` (it is Node's), else null.  The source is
+// read with the untouched realm's Function.prototype.toString
+// (lib/primordials.js): a replaced or throwing one here, or a wrapper with
+// a toString of its own that answers Node's source, is not believed.
 function nodesOnly(fn, line) {
-  return typeof fn === 'function' && functionToString.call(fn).includes(line) ? fn : null;
+  return hasLine(fn, line) ? fn : null;
 }
 function nodes(name, fn) {
   return nodesOnly(fn, SIGNATURES[name]);
@@ -131,9 +146,11 @@ const originals = {
   implicitHeader: nodes('implicitHeader', SR._implicitHeader),
 };
 const pristine = {};
-for (const name of Object.keys(SIGNATURES)) pristine[name] = originals[name] !== null;
-const PHRASE_FIRST = originals.writeHead !== null &&
-  functionToString.call(originals.writeHead).includes('statusLineCache'); //           26.12
+const SIGNATURE_NAMES = ObjectKeys(SIGNATURES);
+for (let i = 0; i < SIGNATURE_NAMES.length; i++) {
+  pristine[SIGNATURE_NAMES[i]] = originals[SIGNATURE_NAMES[i]] !== null;
+}
+const PHRASE_FIRST = originals.writeHead !== null && hasLine(originals.writeHead, 'statusLineCache'); //  26.12
 
 // A socket whose write() is Node's own (not replaced on the instance or
 // its class by a spy, an APM agent or a test counting the calls): only
@@ -142,8 +159,83 @@ const PHRASE_FIRST = originals.writeHead !== null &&
 // of it); a wrapper put on any of the three before this module loads is
 // not Node's (by a line of its source, as writeHead above), and with one
 // every response's writes are Node's (20 22 24 26).
-const socketWrite = net.Socket.prototype.write === Stream.Writable.prototype.write
-  ? nodesOnly(net.Socket.prototype.write, '_write(this, chunk, encoding, cb) === true') : null;
+const SocketPrototype = net.Socket.prototype;
+const socketWrite = SocketPrototype.write === Stream.Writable.prototype.write
+  ? nodesOnly(SocketPrototype.write, '_write(this, chunk, encoding, cb) === true') : null;
+
+// What socket.write() calls on its way to the kernel (20 22 24 26):
+// Writable's write() calls socket._write() (one chunk) or socket._writev()
+// (several, after a cork), both net.Socket's, which call _writeGeneric(),
+// which calls _unrefTimer() and then one of the handle's write methods
+// (writeGeneric, writevGeneric in lib/internal/stream_base_commons.js).
+// A fast path gives the socket fewer, larger writes than Node would: a
+// wrapper anywhere there would see other calls (one _write of the whole
+// response where Node makes a _writev of five chunks), and would run its
+// code inside the fast path's one write.  So each must be Node's own, or
+// the call is Node's from the start (socketPathRefusal).
+const socketWriteOne = nodesOnly(SocketPrototype._write, 'this._writeGeneric(false, data, encoding, cb);');
+const socketWriteMany = nodesOnly(SocketPrototype._writev, "this._writeGeneric(true, chunks, '', cb);");
+const socketWriteGeneric = nodesOnly(SocketPrototype._writeGeneric, 'req = writevGeneric(this, data, cb);');
+const socketUnrefTimer = nodesOnly(SocketPrototype._unrefTimer, 's = s._parent)');
+
+// The handle's write methods are native (LibuvStreamWrap's, TLSWrap's):
+// a function JavaScript wrote never prints as native code with the
+// method's name.  The last two sets seen to be so (a server with plain and
+// TLS sockets meets two) are kept, so that a response compares six
+// methods and reads no source.
+const HANDLE_WRITES = ['writev', 'writeBuffer', 'writeLatin1String', 'writeUtf8String',
+  'writeAsciiString', 'writeUcs2String'];
+let nativeWrites = null;
+let nativeWritesBefore = null;
+function sameWrites(handle, known) {
+  return known !== null && handle.writev === known.writev && handle.writeBuffer === known.writeBuffer &&
+    handle.writeLatin1String === known.writeLatin1String && handle.writeUtf8String === known.writeUtf8String &&
+    handle.writeAsciiString === known.writeAsciiString && handle.writeUcs2String === known.writeUcs2String;
+}
+function handleWritesAreNodes(handle) {
+  return sameWrites(handle, nativeWrites) || sameWrites(handle, nativeWritesBefore) || learnHandle(handle);
+}
+// The slow half: each method, read through its descriptor (a getter there
+// is not called), native and named as Node calls it.
+function learnHandle(handle) {
+  const found = { __proto__: null };
+  for (let i = 0; i < HANDLE_WRITES.length; i++) {
+    const name = HANDLE_WRITES[i];
+    const fn = methodOf(handle, name);
+    if (!isNative(fn, name)) return false;
+    found[name] = fn;
+  }
+  nativeWritesBefore = nativeWrites;
+  nativeWrites = found;
+  return true;
+}
+// The data property `name` of o or of the first object on its prototype
+// chain that has one, read without running code (a getter or a Proxy
+// there: undefined).
+function methodOf(o, name) {
+  for (let depth = 0; o !== null && depth < 16; depth++) {
+    if (isProxy(o)) return undefined;
+    const d = ObjectGetOwnPropertyDescriptor(o, name);
+    if (d !== undefined) return d.get === undefined && d.set === undefined ? d.value : undefined;
+    o = ObjectGetPrototypeOf(o);
+  }
+  return undefined;
+}
+
+// Why the socket's write path is not Node's own, from write() to the
+// handle, or null (20 22 24 26).  `socket` has a handle (the caller asked).
+function socketPathRefusal(socket) {
+  if (socketWrite === null || socket.write !== socketWrite) return 'socket.write replaced';
+  if (!socketCorksAreWritables(socket)) return 'socket.cork or uncork replaced';
+  if (socketWriteOne === null || socket._write !== socketWriteOne ||
+      socketWriteMany === null || socket._writev !== socketWriteMany ||
+      socketWriteGeneric === null || socket._writeGeneric !== socketWriteGeneric ||
+      socketUnrefTimer === null || socket._unrefTimer !== socketUnrefTimer) {
+    return 'socket._write, _writev or _writeGeneric replaced';
+  }
+  if (!handleWritesAreNodes(socket._handle)) return "socket handle's write methods replaced";
+  return null;
+}
 
 // Buffer.prototype.latin1Write(string, offset): the bytes of a one-byte
 // string into a Buffer, as buf.write(string, offset, 'latin1') writes them
@@ -160,7 +252,7 @@ const bufferLatin1Write = typeof Buffer.prototype.latin1Write === 'function'
 // class, code and message, a new object each time as Node makes them.
 
 function scratch(fields) {
-  return Object.assign(new OutgoingMessage(), fields);
+  return ObjectAssign(new OutgoingMessage(), fields);
 }
 
 function thrownBy(fn) {
@@ -202,19 +294,19 @@ const errors = {
     const m = scratch({ _header: 'x', _headerSent: true, strictContentLength: true,
       _contentLength: expected });
     m[kBytesWritten] = written;
-    return thrownBy(() => originals.end.call(m));
+    return thrownBy(() => FunctionPrototypeCall(originals.end, m));
   },
   // write_(): a body for HEAD/204/304 with rejectNonStandardBodyWrites (20 22 24 26)
   bodyNotAllowed: () => {
     const m = scratch({ _header: 'x', _hasBody: false });
     m[kRejectBody] = true;
-    return thrownBy(() => originals.write.call(m, 'x'));
+    return thrownBy(() => FunctionPrototypeCall(originals.write, m, 'x'));
   },
   // write_() on a destroyed message (20 22 24 26)
-  destroyedWrite: () => passedBy((cb) => originals.write.call(scratch({ destroyed: true }), 'x', cb)),
+  destroyedWrite: () => passedBy((cb) => FunctionPrototypeCall(originals.write, scratch({ destroyed: true }), 'x', cb)),
   // write_() on a finished and destroyed message: the error goes to the
   // callback, not to onError() (24 26)
-  writeAfterEnd: () => passedBy((cb) => originals.write.call(scratch({ finished: true, destroyed: true }), 'x', cb)),
+  writeAfterEnd: () => passedBy((cb) => FunctionPrototypeCall(originals.write, scratch({ finished: true, destroyed: true }), 'x', cb)),
   // onFinish()'s error for an errored socket without an error of its own (24 26)
   destroyedEnd: () => {
     const m = scratch({ _header: 'x', _headerSent: true });
@@ -224,7 +316,7 @@ const errors = {
       finish ??= callback;
     };
     try {
-      originals.end.call(m);
+      FunctionPrototypeCall(originals.end, m);
     } finally {
       process.nextTick = nextTick;
     }
@@ -236,7 +328,7 @@ const errors = {
   alreadyFinished: () => passedBy((cb) => {
     const m = scratch({ finished: true });
     m[kWritableFinished] = true;
-    originals.end.call(m, cb);
+    FunctionPrototypeCall(originals.end, m, cb);
   }),
 };
 
@@ -263,14 +355,14 @@ const errorMakerWorks = {};
 for (const [name, [needs, code]] of Object.entries(ERROR_MAKERS)) {
   const make = errors[name];
   errorMakerWorks[name] = needs.every((n) => pristine[n]);
-  errors[name] = (...args) => {
+  errors[name] = (a, b) => {
     let err;
     try {
-      err = make(...args);
+      err = make(a, b);
     } catch {
       err = undefined;
     }
-    if (err instanceof Error && err.code === code) return err;
+    if (typeof err === 'object' && err !== null && err.code === code) return err;
     const own = new Error(`${code} (onewrite could not have this Node make its own error)`);
     own.code = code;
     return own;
@@ -285,7 +377,7 @@ for (const [name, [needs, code]] of Object.entries(ERROR_MAKERS)) {
 let nodeNop;
 if (LINE >= 24) {
   const p = new OutgoingMessage()._onPendingData;
-  if (typeof p === 'function' && functionToString.call(p) === '() => {}') nodeNop = p;
+  if (sourceOf(p) === '() => {}') nodeNop = p;
 }
 
 // ---- lib/_http_outgoing.js helpers, as Node has them ------------------------
@@ -369,8 +461,8 @@ function messageCorkNT(msg) { //                                               2
 // read once, as write_() reads it).
 function corkForWrite(msg, cork = LINE >= 24 ? msg.cork : undefined) {
   if (LINE >= 24) {
-    if (typeof cork === 'function') cork.call(msg);
-    else callCork.call({ cork }); // Node's TypeError, with no second read
+    if (typeof cork === 'function') FunctionPrototypeCall(cork, msg);
+    else FunctionPrototypeCall(callCork, { cork }); // Node's TypeError, with no second read
     process.nextTick(messageCorkNT, msg);
   } else {
     msg.socket.cork();
@@ -477,8 +569,8 @@ function uncorkMessage(msg, plain) {
     return;
   }
   msg[kCorked] = 1;
-  if (typeof uncork === 'function') uncork.call(msg);
-  else callUncork.call({ uncork }); // Node's TypeError, with no second read
+  if (typeof uncork === 'function') FunctionPrototypeCall(uncork, msg);
+  else FunctionPrototypeCall(callUncork, { uncork }); // Node's TypeError, with no second read
 }
 
 // `this.uncork()`, as Node's end() spells it: for a value that is not a
@@ -504,8 +596,8 @@ function callCork() {
 // _storeHeader, writeHead and end are pinned on the instance, so an
 // installed onewrite does not take part.
 function scratchResponse({ sendDate, keepAlive, hasBody, keepAliveTimeout, maxRequestsPerSocket }) {
-  const res = Object.create(ServerResponse.prototype);
-  OutgoingMessage.call(res);
+  const res = ObjectCreate(ServerResponse.prototype);
+  FunctionPrototypeCall(OutgoingMessage, res);
   res.sendDate = sendDate;
   res.shouldKeepAlive = keepAlive;
   res._hasBody = hasBody;
@@ -735,6 +827,22 @@ function pendingData(res, delta) {
   res._onPendingData(delta);
 }
 
+// The socket's Writable state, read where Writable's getters
+// (writableLength, writableCorked, writableHighWaterMark) would read it, for
+// the fast paths' own decisions: Node's code does not call those getters
+// there, so a getter put on the socket is not run (20 22 24 26).
+function socketBuffered(socket) {
+  return socket._writableState.length;
+}
+
+function socketCorked(socket) {
+  return socket._writableState.corked;
+}
+
+function socketHighWaterMark(socket) {
+  return socket._writableState.highWaterMark;
+}
+
 function socketOwner(socket) {
   return socket._httpMessage;
 }
@@ -743,9 +851,6 @@ function hasHandle(socket) {
   return socket._handle != null;
 }
 
-function socketWriteIsNodes(socket) {
-  return socketWrite !== null && socket.write === socketWrite;
-}
 
 // Node's _send and _writeRaw, not replaced on the response or its class:
 // the fast paths do what they would do, so a replacement must see Node's
@@ -839,8 +944,11 @@ module.exports = {
   needDrain,
   clearNeedDrain,
   socketOwner,
+  socketBuffered,
+  socketCorked,
+  socketHighWaterMark,
   hasHandle,
-  socketWriteIsNodes,
+  socketPathRefusal,
   pendingData,
   sendIsNodes,
   send,

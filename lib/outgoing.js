@@ -23,17 +23,19 @@
 // after it here too, from the state as it is then.  The callers have made
 // sure that nothing before the first such call can run user code.
 
-const net = require('node:net');
 // The objects, not the getters on globalThis (lib/primordials.js).
 const process = require('node:process');
 const { Buffer } = require('node:buffer');
-const { isUint8Array } = require('node:util/types');
 const Stream = require('node:stream');
 const internals = require('./internals');
 const head = require('./head');
+const guard = require('./guard');
 const { protoOf } = require('./walk');
 const S = require('./slots');
-const { RegExpPrototypeTest } = require('./primordials');
+const {
+  FunctionPrototypeCall, ObjectHasOwn, RegExpPrototypeTest, TypedArrayPrototypeGetByteLength,
+  TypedArrayPrototypeSet, isUint8Array, newArray, newRegExp,
+} = require('./primordials');
 const { binding } = require('./native');
 
 const { LINE, onFinish, bufferLatin1Write } = internals;
@@ -63,12 +65,11 @@ function socketRefusal(res, flushing = false) {
   const socket = res.socket;
   if (socket == null) return 'no socket';
   if (internals.socketOwner(socket) !== res) return 'pipelined';
-  if (!internals.socketWriteIsNodes(socket)) {
-    return socket instanceof net.Socket ? 'socket.write replaced' : 'socket not a net.Socket';
-  }
   if (socket.destroyed) return 'socket destroyed';
   if (!socket.writable) return 'socket not writable';
   if (!internals.hasHandle(socket)) return 'socket without a handle';
+  const path = internals.socketPathRefusal(socket);
+  if (path !== null) return path;
   if (!internals.sendIsNodes(res)) return '_send replaced';
   if (internals.outputLength(res) !== 0) return 'output queued';
   if (flushing) return null;
@@ -150,53 +151,66 @@ function joinedWithHead(socket, h, chunk, encoding, len, oneByte, copy) {
 // carry it.
 // `lift`: end()'s cork may be lifted before a single write (liftEndCork);
 // false for write(), whose bytes go into a socket corked for the tick.
-function writePlain(socket, h, chunk, encoding, len, oneByte, callback, lift) {
+function writePlain(msg, socket, h, chunk, encoding, len, oneByte, callback, lift) {
   if (h === '') {
     if (lift) liftEndCork(socket, chunk);
     return socket.write(chunk, typeof chunk === 'string' ? encoding : null, callback);
   }
   const data = joinedWithHead(socket, h, chunk, encoding, len, oneByte, lift);
   if (data === undefined) return undefined;
+  const as = joinedAs;
+  const apart = headLeaves(msg, h, chunk, encoding);
+  let ret;
   if (data !== APART) {
-    const as = joinedAs;
     if (lift) liftEndCork(socket, data);
-    return socket.write(data, as, callback);
+    ret = socket.write(data, as, callback);
+  } else {
+    // write(), and larger bytes: the head in a Buffer of its own, then the
+    // bytes, not copied, as Node sends them (two chunks; the bytes sent are
+    // those the Buffer holds when the socket writes, as with Node).  They
+    // leave in one writev of Buffers alone, with end()'s empty Buffer after
+    // them when it follows in the tick (sendFinal): Node's writev then takes
+    // its path for buffers, with no string to measure and copy and no
+    // encoding name to parse for each chunk.
+    socket.write(latin1Bytes(h), null);
+    headLeft(msg, apart);
+    return socket.write(chunk, null, callback);
   }
-  // write(), and larger bytes: the head in a Buffer of its own, then the
-  // bytes, not copied, as Node sends them (two chunks; the bytes sent are
-  // those the Buffer holds when the socket writes, as with Node).  They
-  // leave in one writev of Buffers alone, with end()'s empty Buffer after
-  // them when it follows in the tick (sendFinal): Node's writev then takes
-  // its path for buffers, with no string to measure and copy and no
-  // encoding name to parse for each chunk.
-  socket.write(latin1Bytes(h), null);
-  return socket.write(chunk, null, callback);
+  headLeft(msg, apart);
+  return ret;
 }
 
 // The head (or ''), one chunk framed as Node frames it ("hex\r\n" data
-// "\r\n") and `after` (the last-chunk, for end(); '' for write()).
-function writeFramed(socket, h, chunk, encoding, len, oneByte, after, callback, lift) {
+// "\r\n") and `after` (the last-chunk, for end(); '' for write()).  The
+// head is marked sent before the first write (Node's first _send() is the
+// size line, with which it merges the head).
+function writeFramed(msg, socket, h, chunk, encoding, len, oneByte, after, callback, lift) {
+  // Node's write_() and uncork() make it with len.toString(16) (live).
   const size = len.toString(16) + '\r\n';
   if (typeof chunk === 'string') {
     if (tooLongToJoin(h.length + size.length + chunk.length + 2 + after.length)) return undefined;
     if (oneByte || (asciiHead(h) && !RegExpPrototypeTest(NOT_ASCII, after))) {
       const data = h + size + chunk + '\r\n' + after;
+      headGoes(msg, h);
       if (lift) liftEndCork(socket, data);
       return socket.write(data, oneByte ? 'latin1' : 'utf8', callback);
     }
     // A latin1 head or trailer and multibyte text: in their own encodings.
+    headGoes(msg, h);
     socket.write(h + size, 'latin1');
     if (after === '') return socket.write(chunk + '\r\n', encoding, callback);
     socket.write(chunk + '\r\n', encoding);
     return socket.write(after, 'latin1', callback);
   }
-  if (h.length + len <= BUFFER_COPY_LIMIT && (!lift || socket.writableLength === 0)) {
+  if (h.length + len <= BUFFER_COPY_LIMIT && (!lift || internals.socketBuffered(socket) === 0)) {
     if (!lift) {
       // Small bytes that will wait in the socket for what follows them
       // (write(), corked for the tick): one Buffer, so that the socket's
       // writev of them all is of Buffers alone (see writePlain).  (20 22:
       // README, "Where onewrite differs".)
-      return socket.write(framedBytes(h + size, chunk, len, '\r\n' + after), null, callback);
+      const data = framedBytes(h + size, chunk, len, '\r\n' + after);
+      headGoes(msg, h);
+      return socket.write(data, null, callback);
     }
     // end() written at once: one latin1 string.
     let data;
@@ -207,15 +221,49 @@ function writeFramed(socket, h, chunk, encoding, len, oneByte, after, callback, 
       data = framed === undefined ? undefined : h + framed + after;
     }
     if (data === undefined) return undefined;
+    headGoes(msg, h);
     liftEndCork(socket, data);
     return socket.write(data, 'latin1', callback);
   }
   // Larger bytes, and end()'s behind bytes already queued (which wait,
   // and go as the Buffer is then), are not copied (as in writePlain): head
   // and size line, the bytes, CRLF and `after`, each a Buffer.
-  socket.write(latin1Bytes(h + size), null);
+  const first = latin1Bytes(h + size);
+  const last = latin1Bytes('\r\n' + after);
+  headGoes(msg, h);
+  socket.write(first, null);
   socket.write(chunk, null);
-  return socket.write(latin1Bytes('\r\n' + after), null, callback);
+  return socket.write(last, null, callback);
+}
+
+// The head leaves in the write that follows: Node's _send() marks it sent
+// before it writes, so that a write() or end() called from inside the
+// socket's write (a wrapper there, an agent's) finds it sent, as with
+// Node, and sends no head again.
+function headGoes(msg, h) {
+  if (h !== '') internals.markHeadSent(msg);
+}
+
+// The same for unframed data, where Node's _send() merges the head only
+// with text in utf8 or latin1.  Any other data (bytes, text in another
+// encoding) it queues the head apart, moving the server's pending-data
+// count up by its length before it marks it sent, and down once the head
+// is written (_flushOutput): the server's socketOnDrain() runs twice (it
+// resumes a socket paused by a pipelined flood once the count allows).
+// Answers how far to move it down after the head's write (headLeft), 0
+// where Node merges.
+function headLeaves(msg, h, chunk, encoding) {
+  if (typeof chunk === 'string' && mergesWithHead(encoding)) {
+    internals.markHeadSent(msg);
+    return 0;
+  }
+  internals.pendingData(msg, h.length);
+  internals.markHeadSent(msg);
+  return h.length;
+}
+
+function headLeft(msg, apart) {
+  if (apart !== 0) internals.pendingData(msg, -apart);
 }
 
 const LAST_CHUNK = '0\r\n\r\n';
@@ -240,7 +288,7 @@ function joinText(h, text) {
   }
   return s;
 }
-const NOT_ASCII = /[^\x00-\x7f]/;
+const NOT_ASCII = newRegExp('[^\\x00-\\x7f]');
 
 // Head (latin1) and bytes copied together by the addon into one latin1
 // string; framed as one chunk and the last-chunk when `framing`.
@@ -257,19 +305,18 @@ function join(h, bytes, framing) {
 // short).
 function latin1Bytes(s) {
   const data = allocUnsafe(s.length);
-  bufferLatin1Write.call(data, s, 0);
+  FunctionPrototypeCall(bufferLatin1Write, data, s, 0);
   return data;
 }
 
 // `before` (latin1), `len` bytes and `after` (latin1) copied into one
 // Buffer: a chunk framed as Node frames it, with the head in front while it
 // has not gone.
-const setBytes = Object.getPrototypeOf(Uint8Array.prototype).set;
 function framedBytes(before, bytes, len, after) {
   const data = allocUnsafe(before.length + len + after.length);
-  bufferLatin1Write.call(data, before, 0);
-  setBytes.call(data, bytes, before.length);
-  bufferLatin1Write.call(data, after, before.length + len);
+  FunctionPrototypeCall(bufferLatin1Write, data, before, 0);
+  TypedArrayPrototypeSet(data, bytes, before.length);
+  FunctionPrototypeCall(bufferLatin1Write, data, after, before.length + len);
   return data;
 }
 
@@ -299,10 +346,8 @@ function sameLength(chunk, len) {
 // The byte length of a typed array as the typed array itself knows it
 // (TypedArray.prototype's getter: 0 once detached), whatever a subclass or
 // the object says.
-const byteLengthGetter = Object.getOwnPropertyDescriptor(
-  Object.getPrototypeOf(Uint8Array.prototype), 'byteLength').get;
 function typedArrayByteLength(a) {
-  return byteLengthGetter.call(a);
+  return TypedArrayPrototypeGetByteLength(a);
 }
 
 // ---- end(chunk) ---------------------------------------------------------------
@@ -332,29 +377,23 @@ function sendLast(msg, chunk, encoding, len, oneByte, callback) {
   if (internals.isChunked(msg)) {
     const trailer = internals.trailer(msg);
     const after = trailer === '' ? LAST_CHUNK : '0\r\n' + trailer + '\r\n';
-    ret = writeFramed(socket, h, chunk, encoding, len, oneByte, after, callback, true);
+    ret = writeFramed(msg, socket, h, chunk, encoding, len, oneByte, after, callback, true);
   } else {
-    ret = writePlain(socket, h, chunk, encoding, len, oneByte, callback, true);
+    ret = writePlain(msg, socket, h, chunk, encoding, len, oneByte, callback, true);
   }
-  if (ret === undefined) return refusal;
-  if (h !== '') {
-    internals.markHeadSent(msg);
-    if (!internals.isChunked(msg)) headApart(msg, h, chunk, encoding);
-  }
-  return null;
+  return ret === undefined ? refusal : null;
 }
 
 // end(chunk) in its most common shape, its checks made once: the head
 // rendered and not sent, a body allowed and not chunked, no end callback
 // (the caller's), the socket this response's and idle (nothing queued,
 // corked or buffered: socketRefusal), and the head and the data one
-// string.  All of it is known before anything is done, and nothing then
-// runs code of the user's before the socket's own write() (its cork() and
-// uncork() are Writable's own: the caller's dataRefusal()): Node's steps
-// for this shape are taken in one line, in Node's order - end()'s cork,
-// onFinish bound, write_()'s _send() (the head merged, or beside bytes:
-// headApart), end()'s tail.  Returns false, having done nothing, for any
-// other shape (endWithData() takes it).
+// string.  All of it is known before anything is done: Node's steps for
+// this shape are taken in one line, in Node's order - end()'s cork,
+// onFinish bound, write_()'s _send() (the head marked sent, merged or
+// beside small bytes: headLeaves, then written), end()'s tail.  Returns
+// false, having done nothing, for any other shape (endWithData() takes
+// it).
 function endFast(msg, chunk, encoding, len, oneByte) {
   if (!internals.headPending(msg) || !internals.hasBody(msg) || internals.isChunked(msg) ||
       socketRefusal(msg) !== null) return false;
@@ -365,42 +404,32 @@ function endFast(msg, chunk, encoding, len, oneByte) {
   const as = joinedAs;
   socket.cork();
   const finish = onFinish.bind(undefined, msg);
+  const apart = headLeaves(msg, h, chunk, encoding);
   liftEndCork(socket, data);
   socket.write(data, as, finish);
-  internals.markHeadSent(msg);
-  headApart(msg, h, chunk, encoding);
+  headLeft(msg, apart);
   endTail(msg, false);
   return true;
-}
-
-// A head that Node's _send() does not merge into the data (bytes, or text
-// in another encoding than utf8 / latin1) it queues and flushes at once,
-// moving the server's pending-data count up and down by its length: the
-// server's socketOnDrain() then runs twice (it resumes a socket paused by a
-// pipelined flood once the count allows).  Done here as Node does it, once
-// the one write is made.  (Chunked data always merges: its first _send()
-// is the hex length.)
-function headApart(msg, h, chunk, encoding) {
-  if (typeof chunk === 'string' && mergesWithHead(encoding)) return;
-  internals.pendingData(msg, h.length);
-  internals.pendingData(msg, -h.length);
 }
 
 // end() corks the socket before its head, as Node's does.  When that is the
 // only cork and nothing waits behind it, a response that goes out in ONE
 // socket.write() may go at once rather than through the socket's buffer:
 // nothing can tell (end() uncorks the socket fully before it returns, and
-// no code runs in between), as long as socket.uncork() is Writable's own
-// (one the user wrapped is called as often as Node calls it), and `data`
-// is shorter than the socket's high-water mark: a corked write of that
-// much sets the socket's needDrain (its 'drain' follows), which a write
-// that completes at once never does.  Bytes written in several writes
-// stay corked: they leave together, in one writev.
+// the socket's write path is Node's own: socketRefusal), as long as
+// socket.uncork() is Writable's own (one the user wrapped is called as
+// often as Node calls it), and `data` is shorter than the socket's
+// high-water mark: a corked write of that much sets the socket's
+// needDrain (its 'drain' follows), which a write that completes at once
+// never does.  Bytes written in several writes stay corked: they leave
+// together, in one writev.  (The socket's state is read from its
+// _writableState, not through Writable's getters, which Node does not
+// call here.)
 function liftEndCork(socket, data) {
-  if (socket.writableCorked !== 1 || socket.writableLength !== 0 ||
-      data.length >= socket.writableHighWaterMark) return;
+  if (internals.socketCorked(socket) !== 1 || internals.socketBuffered(socket) !== 0 ||
+      data.length >= internals.socketHighWaterMark(socket)) return;
   const uncork = socket.uncork;
-  if (internals.isWritablesUncork(uncork)) uncork.call(socket);
+  if (internals.isWritablesUncork(uncork)) FunctionPrototypeCall(uncork, socket);
 }
 
 // What write_() does after the head is rendered (20 22 24 26): the data,
@@ -452,7 +481,7 @@ function writeChecks24(msg, chunk, encoding, callback) {
       // Node's onError(msg, ERR_STREAM_WRITE_AFTER_END, callback), which only
       // Node can schedule as it does: its end() does exactly that for a
       // finished message that is not destroyed, and nothing else.
-      internals.originals.end.call(msg, chunk, null, callback);
+      FunctionPrototypeCall(internals.originals.end, msg, chunk, null, callback);
     }
     return false;
   }
@@ -492,7 +521,7 @@ function endWithData(msg, chunk, encoding, callback, len, oneByte) {
     let finishCallback = null;
     if (!internals.headerRendered(msg)) {
       internals.setContentLength(msg, len);
-      internals.implicitHeader(msg);
+      implicitHeader(msg);
     }
     if (internals.headerRendered(msg) && internals.hasBody(msg) && !internals.isChunked(msg)) {
       if (typeof callback === 'function') {
@@ -509,7 +538,7 @@ function endWithData(msg, chunk, encoding, callback, len, oneByte) {
       strictCheck(msg, now, true);
       if (!internals.headerRendered(msg)) {
         internals.setContentLength(msg, now);
-        internals.implicitHeader(msg);
+        implicitHeader(msg);
       }
       const last = finishCallback ?? onFinish.bind(undefined, msg);
       // The length measured before the head: bytes detached or resized by
@@ -525,7 +554,7 @@ function endWithData(msg, chunk, encoding, callback, len, oneByte) {
     // caller's), then the head.
     if (!internals.headerRendered(msg)) {
       internals.setContentLength(msg, len);
-      internals.implicitHeader(msg);
+      implicitHeader(msg);
     }
     why = sendLast(msg, chunk, encoding, len, oneByte, onFinish.bind(undefined, msg));
     if (why !== null) writeRest(msg, chunk, encoding, nop, true, len);
@@ -549,7 +578,7 @@ function endTail(msg, tailSends, hadData = true) {
   if (LINE >= 24 && internals.chunkedBuffer(msg).length !== 0) {
     msg.socket?.cork();
     internals.setCorked(msg, 1);
-    msg.uncork();
+    callOut(uncorkResponse, msg);
   }
   if (tailSends) {
     const finish = onFinish.bind(undefined, msg);
@@ -565,11 +594,40 @@ function endTail(msg, tailSends, hadData = true) {
   }
   const socket = msg.socket;
   if (socket) internals.uncorkFully(socket);
-  internals.uncorkMessage(msg, uncorkIsPlain);
+  callOut(uncorkMessage, msg);
   msg.finished = true;
   if (internals.outputLength(msg) === 0 && msg.socket && internals.socketOwner(msg.socket) === msg) {
-    internals.finishMessage(msg);
+    callOut(internals.finishMessage, msg);
   }
+}
+
+// The calls Node's own end() and write() make through the response -
+// this._implicitHeader(), this.uncork(), this._finish() - made with the
+// guard let go (lib/guard.js): at each of them nothing of the call's own
+// is kept in the module (what it needs after is in its locals, and it
+// decides again from the response's state), and what runs there is what
+// Node's method would call, which may take its own fast path (the
+// implicit head of end(data) is rendered by onewrite's writeHead).
+function callOut(fn, msg) {
+  const was = guard.busy;
+  guard.busy = false;
+  try {
+    fn(msg);
+  } finally {
+    guard.busy = was;
+  }
+}
+
+function uncorkResponse(msg) {
+  msg.uncork();
+}
+
+function uncorkMessage(msg) {
+  internals.uncorkMessage(msg, uncorkIsPlain);
+}
+
+function implicitHeader(msg) {
+  callOut(internals.implicitHeader, msg);
 }
 
 // end()'s last _send(text, 'latin1', finish): '' or (chunked) the
@@ -604,7 +662,7 @@ function endEmpty(msg, callback) {
 // onewrite's (lib/response.js tells which, and when it calls Node's own for
 // a response with no chunk buffered): end() may then do what Node's
 // uncork() would (uncorkMessage).
-let ownUncorks = [];
+const ownUncorks = newArray();
 function uncorkIsPlain(uncork) {
   if (uncork === internals.originals.uncork) return true;
   for (let i = 0; i < ownUncorks.length; i += 2) {
@@ -613,7 +671,9 @@ function uncorkIsPlain(uncork) {
   return false;
 }
 function addOwnUncork(fn, callsNodes) {
-  ownUncorks = [...ownUncorks, fn, callsNodes];
+  const n = ownUncorks.length;
+  ownUncorks[n] = fn;
+  ownUncorks[n + 1] = callsNodes;
 }
 
 // ---- write(chunk) -----------------------------------------------------------------
@@ -632,7 +692,7 @@ const BUFFERED = 2;
 let how = SENT; // set at the end of writeData(), after its last call out
 function writeData(msg, chunk, encoding, callback, len, oneByte) {
   if (typeof callback !== 'function') callback = nop;
-  if (!internals.headerRendered(msg)) internals.implicitHeader(msg);
+  if (!internals.headerRendered(msg)) implicitHeader(msg);
   const why = writeDirect(msg, chunk, encoding, len, oneByte, callback);
   if (why === null) {
     how = WROTE;
@@ -683,13 +743,9 @@ function writeDirect(msg, chunk, encoding, len, oneByte, callback) {
     }
   }
   const h = internals.headPending(msg) ? internals.head(msg) : '';
-  const ret = chunked ? writeFramed(socket, h, chunk, encoding, len, oneByte, '', callback)
-    : writePlain(socket, h, chunk, encoding, len, oneByte, callback, false);
+  const ret = chunked ? writeFramed(msg, socket, h, chunk, encoding, len, oneByte, '', callback)
+    : writePlain(msg, socket, h, chunk, encoding, len, oneByte, callback, false);
   if (ret === undefined) return refusal;
-  if (h !== '') {
-    internals.markHeadSent(msg);
-    if (!chunked) headApart(msg, h, chunk, encoding);
-  }
   lastRet = ret;
   return null;
 }
@@ -753,14 +809,14 @@ function flushChunks(msg) {
   internals.setCorked(msg, 0);
   try {
     const h = internals.headPending(msg) ? internals.head(msg) : '';
-    const ret = writeFramed(socket, h, data, encoding, len, oneByte, '', (err) => {
+    // Node's callback, for...of included (the array's iterator, live).
+    const ret = writeFramed(msg, socket, h, data, encoding, len, oneByte, '', (err) => {
       for (const callback of callbacks) callback(err);
     });
     if (ret === undefined) {
       internals.setCorked(msg, 1);
       return 0; // (refusal set by the write helper)
     }
-    if (h !== '') internals.markHeadSent(msg);
     internals.clearChunked(msg);
   } finally {
     // (On the refusal above the socket is left as it was.)
@@ -786,7 +842,7 @@ function flushRefused(why) {
 // could answer with code of the user's).
 const FastBufferPrototype = Buffer.prototype;
 const Uint8ArrayPrototype = Uint8Array.prototype;
-const { hasOwn } = Object;
+const hasOwn = ObjectHasOwn;
 function plainBytes(chunk) {
   if (!isUint8Array(chunk)) return false;
   const proto = protoOf(chunk);

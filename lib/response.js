@@ -1,37 +1,41 @@
 'use strict';
 
 // The fast methods of a ServerResponse: writeHead, _storeHeader, end, write
-// and (24, 26) uncork.  Each starts by asking, without running any code of
-// the user's and without changing anything, whether it can take the call;
-// when it cannot, Node's own method runs from the start, and the reason is
-// counted (status().fallbacks).  When it can, it does what Node's method
-// does, in Node's order (lib/outgoing.js for end/write/uncork; writeHead
-// here), with the head rendered by the addon and the bytes sent in one
-// write.
+// and (24, 26) uncork, one function each, as in Node's _http_outgoing.js.
+// Each starts by asking, without changing anything, whether it can take
+// the call; when it cannot, Node's own method runs from the start, and the
+// reason is counted (status().fallbacks).  When it can, it does what
+// Node's method does, in Node's order (lib/outgoing.js for end, write and
+// uncork; writeHead here), with the head rendered by the addon and the
+// bytes sent in one write.
 //
-// The rule kept everywhere here and in lib/outgoing.js and lib/walk.js:
+// The rules kept here and in lib/outgoing.js, lib/head.js and lib/walk.js:
+//  - one fast call at a time (lib/guard.js): a fast method called while
+//    another runs (from a getter, a wrapper, a replaced builtin the outer
+//    one reached) is Node's own, so the state the outer one builds is
+//    never reached by another;
 //  - a user value is read once, where Node reads it, and never converted
 //    where Node would run its valueOf()/toString(): such a call goes to
 //    Node before anything is read;
-//  - the only code of the user's these methods run is what Node's method
-//    runs at that point (this.setHeader() in writeHead, this._implicitHeader()
-//    in end and write, and the methods Node calls through the response);
-//    no module state is live across such a call, and everything decided
-//    before it is decided again after it.
+//  - everything decided before a call that can run user code is decided
+//    again after it, from the state as it is then;
+//  - builtins are the untouched realm's (lib/primordials.js).
 
-const { STATUS_CODES, OutgoingMessage } = require('node:http');
+const { STATUS_CODES, OutgoingMessage, ServerResponse } = require('node:http');
 const internals = require('./internals');
 const head = require('./head');
 const outgoing = require('./outgoing');
+const guard = require('./guard');
 const { counters, fallback } = require('./stats');
 const { SEEN_EXPECT } = require('./slots');
 const {
-  ArrayBufferIsView, ArrayIsArray, FunctionPrototypeCall, ObjectKeys, RegExpPrototypeTest,
-  SetPrototypeHas, StringPrototypeToLowerCase, replacedBuiltin,
+  ArrayBufferIsView, ArrayIsArray, FunctionPrototypeCall, ObjectGetOwnPropertyDescriptor, ObjectKeys,
+  RegExpPrototypeTest, SetPrototypeHas, StringPrototypeToLowerCase, newSet, replacedBuiltin,
 } = require('./primordials');
 
 const { originals, LINE, PHRASE_FIRST } = internals;
 const OutgoingPrototype = OutgoingMessage.prototype;
+const ServerPrototype = ServerResponse.prototype;
 
 const { INVALID_HEADER_CHAR } = head;
 
@@ -39,7 +43,7 @@ const { INVALID_HEADER_CHAR } = head;
 
 // The body of end(chunk) or write(chunk): its byte length and whether its
 // bytes are its latin1 code units, or the reason Node takes it.  Set by
-// bodyRefusal(), read by its caller at once.
+// bodyRefusal(), read by its caller at once (under the guard).
 let bodyLength = 0;
 let bodyOneByte = false;
 // The last string body measured (not empty, not large), in its encoding:
@@ -50,8 +54,7 @@ let measuredText = null;
 let measuredEncoding;
 let measuredLength = 0;
 let measuredOneByte = false;
-const KNOWN_ENCODINGS = new Set(['hex', 'base64', 'base64url', 'ucs2', 'ucs-2', 'utf16le',
-  'utf-16le']);
+const KNOWN_ENCODINGS = newSet('hex', 'base64', 'base64url', 'ucs2', 'ucs-2', 'utf16le', 'utf-16le');
 function bodyRefusal(chunk, encoding) {
   if (typeof chunk === 'string') {
     if (chunk === measuredText && encoding === measuredEncoding) {
@@ -99,9 +102,9 @@ function dataRefusal(res, chunk, encoding) {
   return bodyRefusal(chunk, encoding);
 }
 
-// A builtin Node's own code calls live on this path was replaced since
-// onewrite loaded (lib/primordials.js): the call goes to Node, whose code
-// runs the replacement where and as often as it always does.
+// A builtin Node's own code calls live on this path was replaced
+// (lib/primordials.js): the call goes to Node, whose code runs the
+// replacement where and as often as it always does.
 function builtinRefusal(method) {
   if (replacedBuiltin() === null) return false;
   fallback('builtin replaced', method);
@@ -126,254 +129,353 @@ function forward(fn, self, n, a, b, c) {
   return FunctionPrototypeCall(fn, self, a, b, c);
 }
 
+// A fast method called while another runs (lib/guard.js): Node's own.
+function nested(method) {
+  fallback('called inside another fast call', method);
+}
+
+// ---- which method runs --------------------------------------------------------
+
+// Where a set of fast methods is put, and what it defers to: `gate.on`
+// false makes each of them Node's own (uninstall() leaves a wrapper
+// someone put around one of them in place; it then calls Node's method).
+// `global`: for the set put on a subclass, the set on
+// http.ServerResponse.prototype, so that a method found there that is
+// neither Node's nor onewrite's (an agent's wrapper) is the one called, as
+// it would be without the subclass.  `ours`: the set's own methods.
+function makeSet(gate, global) {
+  return { gate, global, ours: null };
+}
+
+// An agent's wrapper on http.ServerResponse.prototype to call instead of
+// the subclass's method, or null.
+function wrapper(set, name, node) {
+  if (set.global === null) return null;
+  const fn = ServerPrototype[name];
+  return fn !== node && fn !== set.global[name] ? fn : null;
+}
+
+// The method that runs instead of the fast end, write or uncork (Node's
+// own is `node`), or null: an agent's wrapper (above), Node's own while
+// the gate is off, or the method put on OutgoingMessage.prototype in
+// place of Node's after install (counted, unless `count` is false: a
+// question asked without a call).
+function instead(set, name, node, count = true) {
+  const other = wrapper(set, name, node);
+  if (other !== null) return other;
+  if (!set.gate.on) return node;
+  const now = OutgoingPrototype[name];
+  if (now === node) return null;
+  if (count) fallback(`${name} replaced after install`, name);
+  return now;
+}
+
 // ---- the methods -------------------------------------------------------------
 
-// The set of fast methods, for one place they are put: `gate.on` false
-// makes each of them Node's own (uninstall() leaves a wrapper someone put
-// around one of them in place; it then calls Node's method).  `global`,
-// for the set put on a subclass: the set on http.ServerResponse.prototype,
-// so that a method found there that is neither Node's nor onewrite's (an
-// agent's wrapper) is the one called, as it would be without the subclass.
+// writeHead(statusCode[, statusMessage][, headers]): Node's own steps
+// (lib/_http_server.js), with the head rendered by the addon.  Until the
+// header merge (which calls this.setHeader(), as Node does) everything
+// it does Node's writeHead does again to the same effect, so it may still
+// hand the call over; after it, it finishes as Node would.
+function fastWriteHead(set, res, n, statusCode, reason, obj) {
+  const other = wrapper(set, 'writeHead', originals.writeHead);
+  if (other !== null) return forward(other, res, n, statusCode, reason, obj);
+  if (guard.busy) {
+    nested('writeHead');
+    return forward(originals.writeHead, res, n, statusCode, reason, obj);
+  }
+  if (!set.gate.on || internals.headerRendered(res) ||
+      (typeof statusCode !== 'number' && typeof statusCode !== 'string') || builtinRefusal('writeHead')) {
+    return forward(originals.writeHead, res, n, statusCode, reason, obj);
+  }
+  const code = statusCode | 0;
+  if (code < 100 || code > 999) return forward(originals.writeHead, res, n, statusCode, reason, obj);
+  const given = obj;
+  if (typeof reason !== 'string') obj ??= reason;
+  // Headers given as an array join setHeader()'s differently on 20 and
+  // on 22+: Node's writeHead does that merge.  Whether there is one to
+  // do is known only after the status is assigned (a setter may call
+  // setHeader()), so with an array the call goes to Node unless the
+  // assignments below can run no code.
+  if (ArrayIsArray(obj) && (internals.outHeaders(res) || !plainStatus(res))) {
+    fallback('writeHead array merged', 'writeHead');
+    return forward(originals.writeHead, res, n, statusCode, reason, given);
+  }
+  guard.busy = true;
+  try {
+    return writeHeadTaken(set, res, code, reason, obj);
+  } finally {
+    guard.busy = false;
+  }
+}
+
+// The rest of writeHead(), the call taken (under the guard).
+function writeHeadTaken(set, res, code, reason, obj) {
+  if (typeof reason === 'string') {
+    res.statusMessage = reason;
+  } else {
+    res.statusMessage ||= STATUS_CODES[code] || 'unknown';
+  }
+  res.statusCode = code;
+  // The headers set so far, read after the status as Node reads them.
+  const out = internals.outHeaders(res);
+  let headers = obj;
+  if (out) {
+    if (obj) {
+      const keys = ObjectKeys(obj);
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i];
+        if (k) res.setHeader(k, obj[k]);
+      }
+    }
+    headers = internals.outHeaders(res);
+  }
+  // From here on, what Node's writeHead does after the merge.
+  const dropBody = code === 204 || code === 304 || (code >= 100 && code <= 199);
+  // statusMessage, read as often as Node reads it here, so that an
+  // accessor's values are used as Node uses them: for the check, then
+  // for the status line (20 22 24); on 26 first to compare it with the
+  // standard phrase, then (not that phrase) for the check and the line.
+  // (A standard phrase on 26: Node reads it once more when its private
+  // status-line cache has no line for the code yet; onewrite does not.)
+  const first = res.statusMessage;
+  let checked = first;
+  let message = first;
+  if (!PHRASE_FIRST) {
+    message = res.statusMessage;
+  } else if (first === STATUS_CODES[code]) {
+    checked = null;
+  } else {
+    checked = res.statusMessage;
+    message = res.statusMessage;
+  }
+  // An unanswered Expect: read after statusMessage, as Node reads it (a
+  // getter there may answer it with writeContinue()).
+  const noKeepAlive = internals.expectPending(res);
+  // Node's _storeHeader, neither replaced nor wrapped, is the one to render.
+  const storeOurs = res._storeHeader === set.ours._storeHeader &&
+    OutgoingPrototype._storeHeader === originals.storeHeader &&
+    wrapper(set, '_storeHeader', originals.storeHeader) === null;
+  if (typeof message === 'string' && (checked === null || checked === message) && storeOurs) {
+    // The reason phrase goes to the addon, which checks it first (as
+    // Node checks it before _storeHeader) and declines an invalid one.
+    const seen = head.storeStatusHeader(res, code, message, headers, dropBody, noKeepAlive);
+    if (seen >= 0) {
+      counters.heads++;
+      if (seen & SEEN_EXPECT) internals.flushHead(res);
+      return res;
+    }
+  }
+  // Node's remaining steps: check the message, make the status line, drop
+  // the body, keep-alive, _storeHeader through the response.
+  if (checked !== null && RegExpPrototypeTest(INVALID_HEADER_CHAR, checked)) {
+    throw internals.errors.invalidStatusMessage();
+  }
+  const statusLine = `HTTP/1.1 ${code} ${message}\r\n`;
+  if (dropBody) internals.dropBody(res);
+  if (noKeepAlive) internals.dontKeepAlive(res);
+  if (storeOurs) {
+    counters.headsToNode++;
+    FunctionPrototypeCall(originals.storeHeader, res, statusLine, headers);
+  } else {
+    res._storeHeader(statusLine, headers);
+  }
+  return res;
+}
+
+// _storeHeader(firstLine, headers), rendered by the addon: reached from
+// Node's writeHead where onewrite's hands it over, and from writeHeader
+// (20-24).
+function fastStoreHeader(set, res, firstLine, headers) {
+  const other = wrapper(set, '_storeHeader', originals.storeHeader);
+  if (other !== null) return FunctionPrototypeCall(other, res, firstLine, headers);
+  if (!set.gate.on || OutgoingPrototype._storeHeader !== originals.storeHeader) {
+    if (set.gate.on) fallback('_storeHeader replaced after install', '_storeHeader');
+    return FunctionPrototypeCall(OutgoingPrototype._storeHeader, res, firstLine, headers);
+  }
+  if (guard.busy) {
+    nested('_storeHeader');
+    counters.headsToNode++;
+    return FunctionPrototypeCall(originals.storeHeader, res, firstLine, headers);
+  }
+  let seen = -1;
+  guard.busy = true;
+  try {
+    if (typeof firstLine === 'string' && !builtinRefusal('_storeHeader')) seen = head.storeHeader(res, firstLine, headers);
+  } finally {
+    guard.busy = false;
+  }
+  if (seen < 0) {
+    counters.headsToNode++;
+    return FunctionPrototypeCall(originals.storeHeader, res, firstLine, headers);
+  }
+  counters.heads++;
+  if (seen & SEEN_EXPECT) internals.flushHead(res);
+}
+
+function fastEnd(set, res, n, chunk, encoding, callback) {
+  const other = instead(set, 'end', originals.end);
+  if (other !== null) return forward(other, res, n, chunk, encoding, callback);
+  const hasData = typeof chunk !== 'function' && !!chunk;
+  if (guard.busy || builtinRefusal('end')) {
+    if (guard.busy) nested('end');
+    if (hasData) counters.endsToNode++;
+    return forward(originals.end, res, n, chunk, encoding, callback);
+  }
+  guard.busy = true;
+  try {
+    return hasData ? endData(res, chunk, encoding, callback) : endEmpty(res, n, chunk, encoding, callback);
+  } finally {
+    guard.busy = false;
+  }
+}
+
+// end() without data: Node's own until the head is rendered (its implicit
+// head) or once finished; else Node's steps (outgoing.endEmpty).
+function endEmpty(res, n, chunk, encoding, callback) {
+  const cb = typeof chunk === 'function' ? chunk : typeof encoding === 'function' ? encoding : callback;
+  if (res.finished || !internals.headerRendered(res)) {
+    guard.busy = false;
+    return forward(originals.end, res, n, chunk, encoding, callback);
+  }
+  outgoing.endEmpty(res, cb);
+  return res;
+}
+
+// end(chunk[, encoding][, callback]) with data.
+function endData(res, chunk, encoding, callback) {
+  if (typeof encoding === 'function') {
+    callback = encoding;
+    encoding = null;
+  }
+  const why = dataRefusal(res, chunk, encoding);
+  if (why !== null) {
+    fallback(why, 'end');
+    counters.endsToNode++;
+    guard.busy = false;
+    return FunctionPrototypeCall(originals.end, res, chunk, encoding, callback);
+  }
+  if (typeof callback !== 'function' && outgoing.endFast(res, chunk, encoding, bodyLength, bodyOneByte)) {
+    counters.ends++;
+    return res;
+  }
+  const missed = outgoing.endWithData(res, chunk, encoding, callback, bodyLength, bodyOneByte);
+  if (missed === null) {
+    counters.ends++;
+  } else {
+    fallback(missed, 'end');
+    counters.endsToNode++;
+  }
+  return res;
+}
+
+function fastWrite(set, res, n, chunk, encoding, callback) {
+  const other = instead(set, 'write', originals.write);
+  if (other !== null) return forward(other, res, n, chunk, encoding, callback);
+  if (guard.busy || builtinRefusal('write')) {
+    if (guard.busy) nested('write');
+    return nodeWrite(res, chunk, encoding, callback);
+  }
+  if (typeof encoding === 'function') {
+    callback = encoding;
+    encoding = null;
+  }
+  guard.busy = true;
+  try {
+    return writeTaken(res, chunk, encoding, callback);
+  } finally {
+    guard.busy = false;
+  }
+}
+
+// The rest of write(), under the guard.
+function writeTaken(res, chunk, encoding, callback) {
+  const why = dataRefusal(res, chunk, encoding);
+  if (why !== null) {
+    fallback(why, 'write');
+    guard.busy = false;
+    return nodeWrite(res, chunk, encoding, callback);
+  }
+  const ret = outgoing.writeData(res, chunk, encoding, callback, bodyLength, bodyOneByte);
+  const how = outgoing.lastHow();
+  if (how === outgoing.SENT) fallback(outgoing.lastRefusal(), 'write');
+  count(res, how);
+  if (!ret) internals.setNeedDrain(res);
+  return ret;
+}
+
+// uncork() on 24 and 26: the chunks buffered since the response was
+// corked go out as one chunk, as Node sends them, but in one socket write.
+function fastUncork(set, res) {
+  const other = instead(set, 'uncork', originals.uncork);
+  if (other !== null) return FunctionPrototypeCall(other, res);
+  if (guard.busy) {
+    nested('uncork');
+    return nodeUncork(res, null);
+  }
+  let flushed = 0;
+  guard.busy = true;
+  try {
+    if (!builtinRefusal('uncork')) flushed = outgoing.flushChunks(res);
+  } finally {
+    guard.busy = false;
+  }
+  if (flushed > 0) {
+    counters.writes += flushed;
+    return;
+  }
+  nodeUncork(res, outgoing.lastRefusal());
+}
+
+// Node's uncork(), counted: what it flushes, it sends (for `why`, where
+// not counted already).
+function nodeUncork(res, why) {
+  const buffered = internals.chunkedBuffer(res).length;
+  if (internals.corked(res) === 1 && buffered !== 0) {
+    if (why !== null) fallback(why, 'uncork');
+    counters.writesToNode += buffered / 3;
+  }
+  FunctionPrototypeCall(originals.uncork, res);
+}
+
+// The set of fast methods for one place they are put (makeSet above):
+// each hands `this` and the arguments it declares to its method above.
 function makeMethods(gate, global = null) {
-  const ServerPrototype = require('node:http').ServerResponse.prototype;
-  function wrapper(name, node) {
-    if (global === null) return null;
-    const fn = ServerPrototype[name];
-    return fn !== node && fn !== global[name] ? fn : null;
-  }
-
-  // The method that runs instead of the fast end, write or uncork (Node's
-  // own is `node`), or null: an agent's wrapper (above), Node's own while
-  // the gate is off, or the method put on OutgoingMessage.prototype in
-  // place of Node's after install (counted, unless `count` is false: a
-  // question asked without a call).
-  function instead(name, node, count = true) {
-    const other = wrapper(name, node);
-    if (other !== null) return other;
-    if (!gate.on) return node;
-    const now = OutgoingPrototype[name];
-    if (now === node) return null;
-    if (count) fallback(`${name} replaced after install`, name);
-    return now;
-  }
-
-  // writeHead(statusCode[, statusMessage][, headers]): Node's own steps
-  // (lib/_http_server.js), with the head rendered by the addon.  Until the
-  // header merge (which calls this.setHeader(), as Node does) everything
-  // it does Node's writeHead does again to the same effect, so it may still
-  // hand the call over; after it, it finishes as Node would.
+  const set = makeSet(gate, global);
   function writeHead(statusCode, reason, obj) {
-    const n = declared(arguments.length, 3);
-    const other = wrapper('writeHead', originals.writeHead);
-    if (other !== null) return forward(other, this, n, statusCode, reason, obj);
-    if (!gate.on || internals.headerRendered(this) ||
-        (typeof statusCode !== 'number' && typeof statusCode !== 'string') || builtinRefusal('writeHead')) {
-      return forward(originals.writeHead, this, n, statusCode, reason, obj);
-    }
-    const code = statusCode | 0;
-    if (code < 100 || code > 999) return forward(originals.writeHead, this, n, statusCode, reason, obj);
-    const given = obj;
-    if (typeof reason !== 'string') obj ??= reason;
-    // Headers given as an array join setHeader()'s differently on 20 and
-    // on 22+: Node's writeHead does that merge.  Whether there is one to
-    // do is known only after the status is assigned (a setter may call
-    // setHeader()), so with an array the call goes to Node unless the
-    // assignments below can run no code.
-    if (ArrayIsArray(obj) && (internals.outHeaders(this) || !plainStatus(this))) {
-      fallback('writeHead array merged', 'writeHead');
-      return forward(originals.writeHead, this, n, statusCode, reason, given);
-    }
-    if (typeof reason === 'string') {
-      this.statusMessage = reason;
-    } else {
-      this.statusMessage ||= STATUS_CODES[code] || 'unknown';
-    }
-    this.statusCode = code;
-    // The headers set so far, read after the status as Node reads them.
-    const out = internals.outHeaders(this);
-    let headers = obj;
-    if (out) {
-      if (obj) {
-        const keys = ObjectKeys(obj);
-        for (let i = 0; i < keys.length; i++) {
-          const k = keys[i];
-          if (k) this.setHeader(k, obj[k]);
-        }
-      }
-      headers = internals.outHeaders(this);
-    }
-    // From here on, what Node's writeHead does after the merge.
-    const dropBody = code === 204 || code === 304 || (code >= 100 && code <= 199);
-    // statusMessage, read as often as Node reads it here, so that an
-    // accessor's values are used as Node uses them: for the check, then
-    // for the status line (20 22 24); on 26 first to compare it with the
-    // standard phrase, then (not that phrase) for the check and the line.
-    // (A standard phrase on 26: Node reads it once more when its private
-    // status-line cache has no line for the code yet; onewrite does not.)
-    const first = this.statusMessage;
-    let checked = first;
-    let message = first;
-    if (!PHRASE_FIRST) {
-      message = this.statusMessage;
-    } else if (first === STATUS_CODES[code]) {
-      checked = null;
-    } else {
-      checked = this.statusMessage;
-      message = this.statusMessage;
-    }
-    // An unanswered Expect: read after statusMessage, as Node reads it (a
-    // getter there may answer it with writeContinue()).
-    const noKeepAlive = internals.expectPending(this);
-    // Node's _storeHeader, neither replaced nor wrapped, is the one to render.
-    const storeOurs = this._storeHeader === ours._storeHeader &&
-      OutgoingPrototype._storeHeader === originals.storeHeader &&
-      wrapper('_storeHeader', originals.storeHeader) === null;
-    if (typeof message === 'string' && (checked === null || checked === message) && storeOurs) {
-      // The reason phrase goes to the addon, which checks it first (as
-      // Node checks it before _storeHeader) and declines an invalid one.
-      const seen = head.storeStatusHeader(this, code, message, headers, dropBody, noKeepAlive);
-      if (seen >= 0) {
-        counters.heads++;
-        if (seen & SEEN_EXPECT) internals.flushHead(this);
-        return this;
-      }
-    }
-    // Node's remaining steps: check the message, make the status line, drop
-    // the body, keep-alive, _storeHeader through the response.
-    if (checked !== null && RegExpPrototypeTest(INVALID_HEADER_CHAR, checked)) throw internals.errors.invalidStatusMessage();
-    const statusLine = `HTTP/1.1 ${code} ${message}\r\n`;
-    if (dropBody) internals.dropBody(this);
-    if (noKeepAlive) internals.dontKeepAlive(this);
-    if (storeOurs) {
-      counters.headsToNode++;
-      FunctionPrototypeCall(originals.storeHeader, this, statusLine, headers);
-    } else {
-      this._storeHeader(statusLine, headers);
-    }
-    return this;
+    return fastWriteHead(set, this, declared(arguments.length, 3), statusCode, reason, obj);
   }
-
-  // _storeHeader(firstLine, headers), rendered by the addon: reached from
-  // Node's writeHead where onewrite's hands it over, and from writeHeader
-  // (20-24).
   function _storeHeader(firstLine, headers) {
-    const other = wrapper('_storeHeader', originals.storeHeader);
-    if (other !== null) return FunctionPrototypeCall(other, this, firstLine, headers);
-    if (!gate.on || OutgoingPrototype._storeHeader !== originals.storeHeader) {
-      if (gate.on) fallback('_storeHeader replaced after install', '_storeHeader');
-      return FunctionPrototypeCall(OutgoingPrototype._storeHeader, this, firstLine, headers);
-    }
-    const seen = typeof firstLine === 'string' && !builtinRefusal('_storeHeader')
-      ? head.storeHeader(this, firstLine, headers) : -1;
-    if (seen < 0) {
-      counters.headsToNode++;
-      return FunctionPrototypeCall(originals.storeHeader, this, firstLine, headers);
-    }
-    counters.heads++;
-    if (seen & SEEN_EXPECT) internals.flushHead(this);
+    return fastStoreHeader(set, this, firstLine, headers);
   }
-
   function end(chunk, encoding, callback) {
-    const n = declared(arguments.length, 3);
-    const other = instead('end', originals.end);
-    if (other !== null) return forward(other, this, n, chunk, encoding, callback);
-    if (builtinRefusal('end')) {
-      if (chunk && typeof chunk !== 'function') counters.endsToNode++;
-      return forward(originals.end, this, n, chunk, encoding, callback);
-    }
-    if (typeof chunk === 'function' || !chunk) {
-      // end() without data: Node's own until the head is rendered (its
-      // implicit head) or once finished; else Node's steps (endEmpty).
-      const cb = typeof chunk === 'function' ? chunk : typeof encoding === 'function' ? encoding : callback;
-      if (this.finished || !internals.headerRendered(this)) {
-        return forward(originals.end, this, n, chunk, encoding, callback);
-      }
-      outgoing.endEmpty(this, cb);
-      return this;
-    }
-    if (typeof encoding === 'function') {
-      callback = encoding;
-      encoding = null;
-    }
-    const why = dataRefusal(this, chunk, encoding);
-    if (why !== null) {
-      fallback(why, 'end');
-      counters.endsToNode++;
-      return FunctionPrototypeCall(originals.end, this, chunk, encoding, callback);
-    }
-    if (typeof callback !== 'function' && outgoing.endFast(this, chunk, encoding, bodyLength, bodyOneByte)) {
-      counters.ends++;
-      return this;
-    }
-    const missed = outgoing.endWithData(this, chunk, encoding, callback, bodyLength, bodyOneByte);
-    if (missed === null) {
-      counters.ends++;
-    } else {
-      fallback(missed, 'end');
-      counters.endsToNode++;
-    }
-    return this;
+    return fastEnd(set, this, declared(arguments.length, 3), chunk, encoding, callback);
   }
-
   function write(chunk, encoding, callback) {
-    const n = declared(arguments.length, 3);
-    const other = instead('write', originals.write);
-    if (other !== null) return forward(other, this, n, chunk, encoding, callback);
-    if (builtinRefusal('write')) return nodeWrite(this, chunk, encoding, callback);
-    if (typeof encoding === 'function') {
-      callback = encoding;
-      encoding = null;
-    }
-    const why = dataRefusal(this, chunk, encoding);
-    if (why !== null) {
-      fallback(why, 'write');
-      return nodeWrite(this, chunk, encoding, callback);
-    }
-    const ret = outgoing.writeData(this, chunk, encoding, callback, bodyLength, bodyOneByte);
-    const how = outgoing.lastHow();
-    if (how === outgoing.SENT) fallback(outgoing.lastRefusal(), 'write');
-    count(this, how);
-    if (!ret) internals.setNeedDrain(this);
-    return ret;
+    return fastWrite(set, this, declared(arguments.length, 3), chunk, encoding, callback);
   }
-
-  // uncork() on 24 and 26: the chunks buffered since the response was
-  // corked go out as one chunk, as Node sends them, but in one socket write.
   function uncork() {
-    const other = instead('uncork', originals.uncork);
-    if (other !== null) return FunctionPrototypeCall(other, this);
-    const n = builtinRefusal('uncork') ? 0 : outgoing.flushChunks(this);
-    if (n > 0) {
-      counters.writes += n;
-      return;
-    }
-    const buffered = internals.chunkedBuffer(this).length;
-    if (internals.corked(this) === 1 && buffered !== 0) {
-      fallback(outgoing.lastRefusal(), 'uncork');
-      counters.writesToNode += buffered / 3;
-    }
-    FunctionPrototypeCall(originals.uncork, this);
+    return fastUncork(set, this);
   }
-
   const ours = LINE >= 24 ? { writeHead, _storeHeader, end, write, uncork } :
     { writeHead, _storeHeader, end, write };
   // With no chunk buffered, this uncork() calls Node's own when instead()
   // finds nothing else to run.
   if (LINE >= 24) {
     outgoing.addOwnUncork(uncork, () => {
-      const other = instead('uncork', originals.uncork, false);
+      const other = instead(set, 'uncork', originals.uncork, false);
       return other === null || other === originals.uncork;
     });
   }
+  set.ours = ours;
   return ours;
 }
 
 // Whether statusCode and statusMessage are the response's own writable
 // data properties (as its constructor makes them): assigning them then
 // runs no code.
-const { getOwnPropertyDescriptor } = Object;
 function plainField(res, name) {
-  const d = getOwnPropertyDescriptor(res, name);
+  const d = ObjectGetOwnPropertyDescriptor(res, name);
   return d !== undefined && d.writable === true;
 }
 function plainStatus(res) {

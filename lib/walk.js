@@ -11,45 +11,31 @@
 // would convert with its toString() or valueOf() is not converted.  Where
 // any of that is met, the walk stops and says why, having run nothing and
 // changed nothing: the caller hands the whole call to Node, which reads
-// every value exactly once, in its order, as it always does.  Since no user
-// code runs during a walk, no other walk can start inside one; and while
-// lib/head.js keeps a walk's parts across user code (hold()), every other
-// walk is refused, so the state below is never overwritten under its user.
+// every value exactly once, in its order, as it always does.
+//
+// The walk's state (below) is the module's, reused from walk to walk: no
+// other walk can start while one's parts are in use, because every fast
+// method holds lib/guard.js while it runs and a call that meets it held
+// is Node's.  The parts array is made in the untouched realm
+// (lib/primordials.js): growing it never meets an accessor a user put on
+// Array.prototype.
 
-const { isProxy } = require('node:util/types');
 const internals = require('./internals');
 const {
-  ArrayIsArray, ArrayPrototypeSlice, FunctionPrototypeCall, RegExpPrototypeTest,
-  SetPrototypeHas, StringPrototypeCharCodeAt, StringPrototypeToLowerCase,
+  ArrayIsArray, ArrayPrototypeSlice, ObjectGetOwnPropertyDescriptor, ObjectGetProto,
+  RegExpPrototypeTest, SetPrototypeHas, StringPrototypeToLowerCase, isProxy, newArray, newRegExp,
 } = require('./primordials');
 
-const { getOwnPropertyDescriptor } = Object;
+const getOwnPropertyDescriptor = ObjectGetOwnPropertyDescriptor;
 const ObjectPrototype = Object.prototype;
 
-// An object's prototype, as Object.getPrototypeOf() gives it, through
-// Object.prototype's own __proto__ getter (taken now: deleting or replacing
-// __proto__ later changes nothing here).  V8 calls into its runtime for
-// Object.getPrototypeOf() where this getter reads the map (about 240
-// instructions a call on Node 26).  For a Proxy both run its
-// getPrototypeOf trap: callers ask isProxy() first.  The getter is used
-// only when it is V8's own: under --disable-proto=delete there is none,
-// under --disable-proto=throw Node's throws, and code loaded before
-// onewrite may have put its own there; Object.getPrototypeOf() then.
-const { getPrototypeOf } = Object;
-const functionToString = Function.prototype.toString;
-function v8ProtoGetter() {
-  const d = getOwnPropertyDescriptor(ObjectPrototype, '__proto__');
-  const get = d === undefined ? undefined : d.get;
-  if (typeof get !== 'function') return null;
-  try {
-    const native = functionToString.call(get) === 'function get __proto__() { [native code] }';
-    return native && get.call([]) === Array.prototype && get.call(ObjectPrototype) === null ? get : null;
-  } catch {
-    return null;
-  }
-}
-const protoGetter = v8ProtoGetter();
-const protoOf = protoGetter === null ? getPrototypeOf : (o) => FunctionPrototypeCall(protoGetter, o);
+// An object's prototype (for a Proxy it runs the getPrototypeOf trap:
+// callers ask isProxy() first), through the untouched realm's
+// Object.prototype.__proto__ getter, which reads the object's map where
+// Object.getPrototypeOf() calls into V8's runtime (about 240 instructions
+// a call on Node 26).  Neither --disable-proto nor a getter a user put on
+// this realm's __proto__ changes it.
+const protoOf = ObjectGetProto;
 const ArrayPrototype = Array.prototype;
 
 // The most pairs a head may have to be rendered by the addon (the room
@@ -63,10 +49,10 @@ const CHECK = 2; //   the user's own object or array: the builder checks it
 const REFUSED = 0;
 
 // The walk's results, read by the caller right after walk() returns.  The
-// parts array is reused from walk to walk (no user code runs in one, so
-// no walk starts inside another): its first n entries are this walk's.
+// parts array is reused from walk to walk: its first n entries are this
+// walk's.
 const state = {
-  parts: [], //       [first, name, value, ...]
+  parts: newArray(), // [first, name, value, ...]
   n: 0, //            how many of them
   length: 0, //       the parts' total length (UTF-16 code units)
   key: 0, //          the names' lengths, hashed: where a head is kept (cache)
@@ -75,20 +61,6 @@ const state = {
   chunked: false, //  a Transfer-Encoding value naming chunked (see addValue)
 };
 
-// Whether the parts of the last walk are in use across code of the user's
-// (lib/head.js: a getter read while the head is built): a walk then, for
-// another head (a response's, or buildHead()'s), would overwrite them, so it
-// is refused.
-let held = false;
-function hold() {
-  held = true;
-}
-function release() {
-  held = false;
-}
-function isHeld() {
-  return held;
-}
 
 // Records why the walk stops; answers REFUSED (falsy).
 function refuse(reason) {
@@ -110,33 +82,32 @@ function addPair(name, value) {
   return true;
 }
 
-// Whether a name of the right length starts with the ASCII letter
-// `lower` (a char code, lower case) in either case, before it is
-// lowercased: for `c` and `t` no other code point lowercases to a string
-// starting with one (checked over all of Unicode on Node 20, 22, 24 and
-// 26), and toLowerCase() costs ~250 instructions a name, many of which
-// have the length of one of the three names below (X-Forwarded-Proto, ...).
-function startsWithLetter(name, lower) {
-  return (StringPrototypeCharCodeAt(name, 0) | 0x20) === lower;
+// Whether a name starts with `lower` or `upper`, before it is lowercased:
+// for `c` and `t` no other code point lowercases to a string starting with
+// one (checked over all of Unicode on Node 20, 22, 24 and 26), and
+// toLowerCase() costs ~250 instructions a name, many of which have the
+// length of one of the three names below (X-Forwarded-Proto, ...).
+// name[0] is the string's own element: no builtin runs.
+function startsWith(name, lower, upper) {
+  const first = name[0];
+  return first === lower || first === upper;
 }
-const CHAR_C = 0x63; // c
-const CHAR_T = 0x74; // t
 
 function isContentDisposition(name) {
-  return name.length === 19 && startsWithLetter(name, CHAR_C) && StringPrototypeToLowerCase(name) === 'content-disposition';
+  return name.length === 19 && startsWith(name, 'c', 'C') && StringPrototypeToLowerCase(name) === 'content-disposition';
 }
 
 // Node's test for chunked in a Transfer-Encoding value (common.chunkExpression,
 // the same on 20-26).
-const CHUNKED = /(?:^|\W)chunked(?:$|\W)/i;
+const CHUNKED = newRegExp('(?:^|\\W)chunked(?:$|\\W)', 'i');
 function isTransferEncoding(name) {
-  return name.length === 17 && startsWithLetter(name, CHAR_T) && StringPrototypeToLowerCase(name) === 'transfer-encoding';
+  return name.length === 17 && startsWith(name, 't', 'T') && StringPrototypeToLowerCase(name) === 'transfer-encoding';
 }
 
 // The common spellings without lowercasing.
 function isContentLength(name) {
   return name === 'Content-Length' || name === 'content-length' ||
-    (name.length === 14 && startsWithLetter(name, CHAR_C) && StringPrototypeToLowerCase(name) === 'content-length');
+    (name.length === 14 && startsWith(name, 'c', 'C') && StringPrototypeToLowerCase(name) === 'content-length');
 }
 
 // A value Node turns into header text by plain concatenation with nothing
@@ -263,7 +234,6 @@ function walkArray(res, headers) {
 // state.n of state.parts filled, or REFUSED with state.reason.  `res` is
 // the response (null for buildHead), `contentLength` its _contentLength.
 function walk(res, first, headers, contentLength) {
-  if (held) return refuse('head built inside another');
   state.parts[0] = first;
   state.n = 1;
   state.length = first.length;
@@ -292,5 +262,5 @@ function takeParts() {
 }
 
 module.exports = {
-  walk, takeParts, hold, release, isHeld, protoOf, state, TRUSTED, CHECK, REFUSED, MAX_PAIRS,
+  walk, takeParts, protoOf, state, TRUSTED, CHECK, REFUSED, MAX_PAIRS,
 };
