@@ -2,15 +2,46 @@
 
 // onewrite.sse() and onewrite.ndjson(): framing per the WHATWG server-sent
 // events rules and one JSON value per line, one chunk and one socket write
-// per item (counted at the handle), backpressure with a slow reader, the
+// per item (counted at the kernel: the server runs as a child under
+// strace, test/helpers/syscalls.js), backpressure with a slow reader, the
 // iterator stopped when the client goes away, and a real client reading it.
+
+const onewrite = require('..');
+
+// The two responses whose socket writes are counted.
+const EVENTS = [];
+for (let i = 0; i < 20; i++) EVENTS.push({ id: String(i), data: `token ${i} \u00e9` });
+const ROWS = Array.from({ length: 30 }, (_, i) => ({ i, name: `r\u00f6w ${i}`, emoji: '\ud83d\ude00' }));
+const TRACED = {
+  '/sse': async (req, res) => {
+    const sse = onewrite.sse(res);
+    // Ten in the same tick (Node 24+ would merge these into one chunk if
+    // written plainly), ten in separate ticks.
+    for (const e of EVENTS.slice(0, 10)) sse.send(e);
+    for (const e of EVENTS.slice(10)) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sse.send(e);
+    }
+    sse.close();
+  },
+  '/ndjson': async (req, res) => {
+    const out = onewrite.ndjson(res);
+    const result = await out.stream(ROWS);
+    // What stream() answered, where the test can read it.
+    res.addTrailers({ 'X-Result': JSON.stringify(result) });
+    out.end();
+  },
+};
+
+// Run as the traced server, or as the test.
+if (require('./helpers/syscalls').serveIfChild(() => (req, res) => TRACED[req.url](req, res))) return;
 
 const t = require('tap');
 const http = require('node:http');
 const net = require('node:net');
-const onewrite = require('..');
 const { sseFrame } = require('../lib/stream');
-const { listen, close, countHandleWrites, exchange } = require('./helpers/wire');
+const { listen, close, exchange } = require('./helpers/wire');
+const { traced } = require('./helpers/syscalls');
 
 // The event-stream interpretation of the HTML standard ("9.2.6 Interpreting
 // an event stream"): lines end in CRLF, LF or CR; a blank line dispatches;
@@ -51,11 +82,14 @@ function dechunk(raw) {
   for (;;) {
     const eol = text.indexOf('\r\n', at);
     const size = parseInt(text.slice(at, eol), 16);
-    if (size === 0) break;
+    if (size === 0) {
+      at = eol + 2;
+      break;
+    }
     chunks.push(Buffer.from(text.slice(eol + 2, eol + 2 + size), 'latin1'));
     at = eol + 2 + size + 2;
   }
-  return { head: text.slice(0, text.indexOf('\r\n\r\n')), chunks };
+  return { head: text.slice(0, text.indexOf('\r\n\r\n')), chunks, trailers: text.slice(at) };
 }
 
 t.test('SSE framing', async (t) => {
@@ -97,67 +131,46 @@ t.test('sse() and ndjson() say what they want when given something else', async 
 
 function serve(handler, options = {}) {
   const server = http.createServer({ ServerResponse: onewrite.ServerResponse, ...options }, handler);
-  const counts = countHandleWrites(server);
-  return { server, counts };
+  return { server };
 }
 
 // Every byte of the response to one GET.
-async function raw(port) {
-  return (await exchange(port, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).bytes;
+async function raw(port, url = '/') {
+  return (await exchange(port, `GET ${url} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).bytes;
 }
 
 t.test('one chunk, one buffer at the socket per item; one socket write per item alone in its tick', async (t) => {
-  const events = [];
-  for (let i = 0; i < 20; i++) events.push({ id: String(i), data: `token ${i} \u00e9` });
-  const { server, counts } = serve(async (req, res) => {
-    const sse = onewrite.sse(res);
-    // Ten in the same tick (Node 24+ would merge these into one chunk if
-    // written plainly), ten in separate ticks.
-    for (const e of events.slice(0, 10)) sse.send(e);
-    for (const e of events.slice(10)) {
-      await new Promise((resolve) => setImmediate(resolve));
-      sse.send(e);
-    }
-    sse.close();
-  });
-  const port = await listen(server);
-  t.teardown(() => close(server));
-  const body = await raw(port);
+  const server = await traced(t, __filename, { ONEWRITE: '1' });
+  const body = await raw(server.port, '/sse');
   const { head, chunks } = dechunk(body);
   t.match(head, /\r\nContent-Type: text\/event-stream\r\n/);
   t.match(head, /\r\nCache-Control: no-cache\r\n/);
   t.match(head, /\r\nConnection: close\r\n/, 'the client asked to close: Node closes');
   t.equal(chunks.length, 20, 'one chunk per event');
-  chunks.forEach((c, i) => t.equal(c.toString('utf8'), sseFrame(events[i]), `chunk ${i} is event ${i}`));
+  chunks.forEach((c, i) => t.equal(c.toString('utf8'), sseFrame(EVENTS[i]), `chunk ${i} is event ${i}`));
   const { events: parsed } = parseEventStream(Buffer.concat(chunks).toString('utf8'));
-  t.same(parsed.map((e) => e.data), events.map((e) => e.data), 'a parser reads every event back');
-  // At the handle: the head alone (flushed at once, for EventSource); the
-  // ten events of one tick in one write, a buffer each; then one write per
+  t.same(parsed.map((e) => e.data), EVENTS.map((e) => e.data), 'a parser reads every event back');
+  // At the socket: the head alone (flushed at once, for EventSource); the
+  // ten events of one tick in one writev, a buffer each; then one write per
   // event for the ten in their own ticks, the last one together with the
   // end (close() in the same tick).
-  const c = counts()[0];
-  t.equal(c.writes, 1 + 1 + 10, `handle writes: ${c.kinds.join(', ')}`);
+  const c = server.responses().find((r) => r.url === '/sse');
+  t.equal(c.writes, 1 + 1 + 10, `socket writes: ${c.kinds.join(', ')}`);
   t.equal(c.buffers, 1 + 10 + 10 + 1, 'one buffer per event');
 });
 
 t.test('NDJSON: one line per item, non-ASCII counted in bytes', async (t) => {
-  const rows = Array.from({ length: 30 }, (_, i) => ({ i, name: `r\u00f6w ${i}`, emoji: '\ud83d\ude00' }));
-  const { server, counts } = serve(async (req, res) => {
-    const out = onewrite.ndjson(res);
-    const result = await out.stream(rows);
-    t.same(result, { items: 30, aborted: false });
-    out.end();
-  });
-  const port = await listen(server);
-  t.teardown(() => close(server));
-  const { head, chunks } = dechunk(await raw(port));
+  const server = await traced(t, __filename, { ONEWRITE: '1' });
+  const { head, chunks, trailers } = dechunk(await raw(server.port, '/ndjson'));
   t.match(head, /\r\nContent-Type: application\/x-ndjson\r\n/);
   t.equal(chunks.length, 30, 'one chunk per row');
-  t.same(Buffer.concat(chunks).toString('utf8').trimEnd().split('\n').map((l) => JSON.parse(l)), rows);
-  // stream() writes a row per step, all in one tick (an array): one handle
-  // write carries them, a buffer per row, the first with the head; the end
-  // follows.
-  t.equal(counts()[0].buffers, 31, `buffers at the handle: ${counts()[0].buffers}`);
+  t.same(Buffer.concat(chunks).toString('utf8').trimEnd().split('\n').map((l) => JSON.parse(l)), ROWS);
+  t.match(trailers, /\r?\n?X-Result: \{"items":30,"aborted":false\}/, 'stream() answered every item, not aborted');
+  // stream() writes a row per step, all in one tick (an array): one socket
+  // writev carries them, a buffer per row, the first with the head; the
+  // end follows.
+  const c = server.responses().find((r) => r.url === '/ndjson');
+  t.equal(c.buffers, 31, `buffers at the socket: ${c.buffers} (${c.kinds.join(', ')})`);
   t.throws(() => onewrite.ndjson(new http.ServerResponse({ method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1, headers: {} })).write(undefined), TypeError);
 });
 

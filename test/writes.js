@@ -1,14 +1,9 @@
 'use strict';
 
-// One socket write per response on the fast paths, counted at the socket
-// handle (each writev / writeBuffer / writeXString call is one), and the
-// bytes of non-ASCII bodies.
-
-const t = require('tap');
-const http = require('node:http');
-const onewrite = require('..');
-const major = Number(process.versions.node.split('.')[0]);
-const { exchange, normalise, listen, close, countHandleWrites, serverPair } = require('./helpers/wire');
+// One socket write per response on the fast paths, counted at the kernel
+// (each write(2) or writev(2) on the response's socket is one: the server
+// runs as a child under strace, test/helpers/syscalls.js), and the bytes of
+// non-ASCII bodies.
 
 const ROUTES = {
   '/end-string': (req, res) => res.end('hello'),
@@ -56,37 +51,6 @@ const TICKED = (req, res) => {
   });
 };
 
-function route(req, res) {
-  if (req.url === '/ticked') return TICKED(req, res);
-  return ROUTES[req.url](req, res);
-}
-
-// Each route of `routes` requested from a stock and a onewrite server:
-// the same bytes, then check(path, seen, stockSeen) with the handle writes
-// each side made for it (countHandleWrites).
-async function eachRoute(t, routes, check) {
-  const { stock, fast, stockPort: p1, fastPort: p2 } = await serverPair(t, () => (req, res) => routes[req.url](req, res));
-  const counts = countHandleWrites(fast);
-  const stockCounts = countHandleWrites(stock);
-  for (const path of Object.keys(routes)) {
-    const raw = `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`;
-    const [a, b] = await Promise.all([exchange(p1, raw), exchange(p2, raw)]);
-    t.equal(normalise(b.bytes), normalise(a.bytes), `${path}: same bytes`);
-    check(path, counts().find((c) => c.url === path), stockCounts().find((c) => c.url === path));
-  }
-}
-
-t.test('the fast paths write once per response', async (t) => {
-  await eachRoute(t, ROUTES, (path, seen, stockSeen) => {
-    t.equal(seen.writes, 1, `${path}: one handle write (${seen.kinds.join(', ')}; ` +
-      `stock: ${stockSeen.writes}, ${stockSeen.kinds.join(', ')})`);
-    // A string body, or a small buffer, goes out as one buffer: not a writev.
-    if (!/big-buffer|write-write|chunked-utf8/.test(path)) {
-      t.not(seen.kinds[0], 'writev', `${path}: not a writev`);
-    }
-  });
-});
-
 // writeHead() with a Content-Length, write(bytes), end(): Node's one writev
 // of them all (one corked tick), which onewrite makes of Buffers alone, the
 // head copied next to the first bytes, or in a Buffer of its own before
@@ -126,29 +90,63 @@ const CL_WRITES = {
     res.end(() => {});
   },
 };
-t.test('write(bytes) and end(), with a Content-Length or chunked: one handle write, of Buffers alone', async (t) => {
-  await eachRoute(t, CL_WRITES, (path, seen, stockSeen) => {
-    t.equal(seen.writes, stockSeen.writes, `${path}: as many handle writes as Node (${seen.kinds.join(', ')})`);
-    t.equal(seen.writes, 1, `${path}: one`);
-    if (major >= 24 && path === '/chunked-write-write-end-data') {
-      // 24 26 merge the chunked writes of a tick into one chunk; several
-      // chunks of bytes are Node's to frame and send, as with stock.
-      t.same(seen.bytesOnly, stockSeen.bytesOnly, `${path}: Node's own writev, as stock's`);
-    } else {
-      t.same(seen.bytesOnly, [true], `${path}: of Buffers alone (stock: ${stockSeen.bytesOnly.join(', ')})`);
+const ALL = { ...ROUTES, ...CL_WRITES, '/ticked': TICKED };
+function route(req, res) {
+  return ALL[req.url](req, res);
+}
+
+// Run as the traced server (test/helpers/syscalls.js), or as the test.
+if (require('./helpers/syscalls').serveIfChild(() => route)) return;
+
+const t = require('tap');
+const http = require('node:http');
+const onewrite = require('..');
+const { exchange, normalise, listen, close } = require('./helpers/wire');
+const { traced } = require('./helpers/syscalls');
+
+// Each path of `paths` requested from a stock and a onewrite server, each
+// traced: the same bytes, then check(path, seen, stockSeen) with the
+// socket writes each side made for it.
+async function eachRoute(t, paths, check) {
+  const stock = await traced(t, __filename, { ONEWRITE: '0' });
+  const fast = await traced(t, __filename, { ONEWRITE: '1' });
+  for (const path of paths) {
+    const raw = `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`;
+    const [a, b] = await Promise.all([exchange(stock.port, raw), exchange(fast.port, raw)]);
+    t.equal(normalise(b.bytes), normalise(a.bytes), `${path}: same bytes`);
+  }
+  const seen = fast.responses();
+  const stockSeen = stock.responses();
+  t.same(seen.map((r) => r.url), paths, 'every response traced');
+  for (const path of paths) {
+    check(path, seen.find((c) => c.url === path), stockSeen.find((c) => c.url === path));
+  }
+}
+
+t.test('the fast paths write once per response', async (t) => {
+  await eachRoute(t, Object.keys(ROUTES), (path, seen, stockSeen) => {
+    t.equal(seen.writes, 1, `${path}: one socket write (${seen.kinds.join(', ')}; ` +
+      `stock: ${stockSeen.writes}, ${stockSeen.kinds.join(', ')})`);
+    // A string body, or a small buffer, goes out as one buffer: not a writev.
+    if (!/big-buffer|write-write|chunked-utf8/.test(path)) {
+      t.equal(seen.kinds[0], 'write', `${path}: not a writev`);
     }
   });
 });
 
-t.test('chunked writes in separate ticks: one handle write each', async (t) => {
-  const { fast, stockPort: p1, fastPort: p2 } = await serverPair(t, () => route);
-  const counts = countHandleWrites(fast);
-  const raw = 'GET /ticked HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
-  const [a, b] = await Promise.all([exchange(p1, raw), exchange(p2, raw)]);
-  t.equal(normalise(b.bytes), normalise(a.bytes), 'same bytes');
-  // write, write, end(data): three ticks, three handle writes (the last
+t.test('write(bytes) and end(), with a Content-Length or chunked: one socket write, as Node', async (t) => {
+  await eachRoute(t, Object.keys(CL_WRITES), (path, seen, stockSeen) => {
+    t.equal(seen.writes, stockSeen.writes, `${path}: as many socket writes as Node (${seen.kinds.join(', ')})`);
+    t.equal(seen.writes, 1, `${path}: one`);
+  });
+});
+
+t.test('chunked writes in separate ticks: one socket write each', async (t) => {
+  // write, write, end(data): three ticks, three socket writes (the last
   // carries the final chunk and the last-chunk).
-  t.equal(counts()[0].writes, 3, `handle writes: ${counts()[0].kinds.join(', ')}`);
+  await eachRoute(t, ['/ticked'], (path, seen, stockSeen) => {
+    t.equal(seen.writes, 3, `socket writes: ${seen.kinds.join(', ')} (stock: ${stockSeen.kinds.join(', ')})`);
+  });
 });
 
 t.test('a multibyte body is counted and sent in bytes', async (t) => {

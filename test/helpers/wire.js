@@ -45,53 +45,6 @@ function close(server) {
   });
 }
 
-// Count the writes that reach each connection's handle (one call per
-// write, writev or writeXString), and the buffers they carry (a writev
-// carries several), by response.  Returns a function giving the counts seen
-// so far, in order of responses finished: { url, writes, buffers, kinds }.
-// `event`: the server's event that gives each connection's socket
-// ('secureConnection' for the TLS socket of an https server).
-function countHandleWrites(server, event = 'connection') {
-  const perResponse = [];
-  const methods = ['writev', 'writeBuffer', 'writeUtf8String', 'writeLatin1String',
-    'writeAsciiString', 'writeUcs2String'];
-  server.on(event, (socket) => {
-    const handle = socket._handle;
-    const counter = { n: 0, buffers: 0, kinds: [], bytesOnly: [] };
-    socket.__owCounter = counter;
-    for (const m of methods) {
-      const original = handle[m];
-      if (typeof original !== 'function') continue;
-      handle[m] = function counted(...args) {
-        counter.n++;
-        counter.kinds.push(m);
-        // Whether the call carried Buffers alone (a writev's allBuffers).
-        counter.bytesOnly.push(m === 'writev' ? args[2] === true : m === 'writeBuffer');
-        // writev(req, chunks, allBuffers): buffers only, or [data, encoding] pairs.
-        counter.buffers += m === 'writev' ? (args[2] ? args[1].length : args[1].length / 2) : 1;
-        return original.apply(this, args);
-      };
-    }
-  });
-  // First among the 'request' listeners: before the handler writes.
-  server.prependListener('request', (req, res) => {
-    const counter = req.socket.__owCounter;
-    const start = counter.n;
-    const startBuffers = counter.buffers;
-    const startKinds = counter.kinds.length;
-    res.on('finish', () => {
-      perResponse.push({
-        url: req.url,
-        writes: counter.n - start,
-        buffers: counter.buffers - startBuffers,
-        kinds: counter.kinds.slice(startKinds),
-        bytesOnly: counter.bytesOnly.slice(startKinds),
-      });
-    });
-  });
-  return () => perResponse;
-}
-
 // A stock server and a onewrite server - the second answering with
 // onewrite's ServerResponse, nothing global patched - with the same server
 // options, listening on loopback, closed when the test `t` ends.
@@ -141,6 +94,6 @@ function request(method, path, { version = '1.1', headers = {}, body = '' } = {}
 }
 
 module.exports = {
-  exchange, normalise, listen, close, countHandleWrites, serverPair, loggedPair, measuredExchange, request,
+  exchange, normalise, listen, close, serverPair, loggedPair, measuredExchange, request,
   http,
 };
