@@ -23,7 +23,8 @@ set -euo pipefail
 GROUPS_WANTED=("$@")
 if [ ${#GROUPS_WANTED[@]} -eq 0 ]; then GROUPS_WANTED=(arm64 musl windows); fi
 
-PACKAGES=()
+# strace: the tests that count socket writes trace their servers with it.
+PACKAGES=(strace)
 FOREIGN=0
 for group in "${GROUPS_WANTED[@]}"; do
   case "$group" in
