@@ -20,6 +20,13 @@
 // count instructions (npm run bench:instr), which the noise does not move;
 // and when they disagree on server CPU per request, the line it leads with
 // says the run is inconclusive in place of a ratio (lib/headline.js).
+// Beside them, the V8 heap bytes allocated per request over the measured
+// run (not the warm-up) and the scavenges per 1,000 requests, each
+// variant's and its ratio to stock (lib/gc-probe.js, lib/gc.js: V8's own
+// counter where the Node has one, total_allocated_bytes on Node 26, its
+// GC trace elsewhere; the report says which).  The servers run with V8's
+// own young-generation sizing, as a user's do; --gc=pinned pins it as
+// instr.js does.
 // Raw results go to <out>/compare-<node>-<time>.json and a chart to the
 // same name .svg.
 
@@ -30,6 +37,7 @@ const { parseArgs } = require('./lib/args');
 const { server: benchServer, NAMES } = require('./lib/servers');
 const variants = require('./lib/variants');
 const { headline } = require('./lib/headline');
+const gc = require('./lib/gc');
 
 // Per-round ratios whose spread ((max - min) / median) is above this, or a
 // round further than this from its variant's median: a warning.  The limit
@@ -38,12 +46,12 @@ const { spread: spreadOf, SPREAD_LIMIT } = require('../cli/compare/stats');
 
 const opts = parseArgs(process.argv.slice(2), {
   bench: 'simple', rounds: 3, duration: 5, warmup: 2, c: 50, pipelining: 1, client: 'autocannon',
-  type: 'bytes', len: 4, chunks: 1, chunkedEnc: 0, writeLen: 0, floor: false, ceiling: false,
+  type: 'bytes', len: 4, chunks: 1, chunkedEnc: 0, writeLen: 0, floor: false, ceiling: false, gc: 'default',
   node: process.execPath, out: path.join(__dirname, 'results'),
 }, {
   script: __filename,
   lists: { bench: NAMES },
-  choices: { client: ['autocannon', 'wrk'], type: ['bytes', 'buffer'] },
+  choices: { client: ['autocannon', 'wrk'], type: ['bytes', 'buffer'], gc: gc.MODES },
   help: {
     bench: 'servers to compare',
     rounds: 'interleaved rounds per variant',
@@ -59,6 +67,7 @@ const opts = parseArgs(process.argv.slice(2), {
     writeLen: "write-end's body length (0: a small JSON document)",
     floor: 'also the floor (floor.js; not identical to stock)',
     ceiling: 'also a raw net server: the limit of any JavaScript path',
+    gc: "default: V8's own young-generation sizing, as users run; pinned: 2 MiB semi-spaces in every server, as instr.js",
     node: 'the Node binary to measure',
     out: 'where the raw results and the chart go',
   },
@@ -69,23 +78,39 @@ function benchDef(name) {
   return benchServer(name, { type, len, chunks, chunkedEnc, writeLen });
 }
 
+// One measured run; its `gc`: the GC figures of the measured run alone
+// (lib/gc.js), or null.
 async function runOne(def, variant) {
   const how = variants.launch(def, variant);
   const server = await b.startServer({
-    node: opts.node, preload: how.preload, env: how.env, script: how.script, args: how.args,
+    node: opts.node, nodeFlags: gc.nodeFlags(opts.gc), preload: [gc.PROBE, ...how.preload], env: how.env, script: how.script, args: how.args,
   });
+  let r;
+  let window = null;
   try {
     const load = { path: how.path, connections: opts.c, pipelining: opts.pipelining, client: opts.client };
     if (opts.warmup > 0) await b.measure(server, { ...load, duration: opts.warmup });
-    return await b.measure(server, { ...load, duration: opts.duration });
+    const start = await gc.mark(server, 'start');
+    r = await b.measure(server, { ...load, duration: opts.duration });
+    window = { start, end: await gc.mark(server, 'end'), requests: r.requests };
   } finally {
-    await server.stop();
+    await server.stop(); // V8's GC trace is all in once it has exited
   }
+  r.gc = gc.figures({ ...window, trace: server.stdout() });
+  return r;
 }
+
+const gcOf = (r, key) => (r.gc ? r.gc[key] : NaN);
 
 // The per-round ratios of `variant` to stock for one figure, and their median.
 function ratios(runs, variant, key) {
   const xs = runs.stock.map((s, i) => runs[variant][i][key] / s[key]);
+  return { xs, median: b.median(xs) };
+}
+
+// The same for a GC figure (lib/gc.js).
+function gcRatios(runs, variant, key) {
+  const xs = runs.stock.map((s, i) => gcOf(runs[variant][i], key) / gcOf(s, key));
   return { xs, median: b.median(xs) };
 }
 
@@ -94,7 +119,10 @@ function ratioTable(runs) {
   const table = {};
   for (const v of Object.keys(runs)) {
     if (v !== 'stock') {
-      table[v] = { serverCpuUs: ratios(runs, v, 'serverCpuUs'), serverUserUs: ratios(runs, v, 'serverUserUs'), rps: ratios(runs, v, 'rps') };
+      table[v] = {
+        serverCpuUs: ratios(runs, v, 'serverCpuUs'), serverUserUs: ratios(runs, v, 'serverUserUs'), rps: ratios(runs, v, 'rps'),
+        bytesPerRequest: gcRatios(runs, v, 'bytesPerRequest'),
+      };
     }
   }
   return table;
@@ -144,7 +172,7 @@ function report(def, runs, version) {
   for (const [v, { serverCpuUs: cpu, serverUserUs: user, rps }] of Object.entries(table)) {
     lines.push(headline({ variant: v, cpu, user, rps, limit: SPREAD_LIMIT, rounds: opts.rounds }));
   }
-  lines.push('variant       | server CPU us/req (min-max) | vs stock, per round (median) | req/s (min-max)         | vs stock, per round (median) | p50 ms | p99 ms | user us/req (vs stock) | server CPU | client CPU');
+  lines.push('variant       | server CPU us/req (min-max) | vs stock, per round (median) | req/s (min-max)         | vs stock, per round (median) | p50 ms | p99 ms | user us/req (vs stock) | server CPU | client CPU | alloc B/req (vs stock) | scav/1k');
   for (const v of Object.keys(runs)) {
     const rs = runs[v];
     const us = rs.map((r) => r.serverCpuUs);
@@ -158,8 +186,11 @@ function report(def, runs, version) {
       `${(v === 'stock' ? '' : roundsText(table[v].rps)).padEnd(28)} | ` +
       `${b.fmt(b.median(rs.map((r) => r.p50)), 2).padStart(6)} | ${b.fmt(b.median(rs.map((r) => r.p99)), 2).padStart(6)} | ` +
       `${`${b.fmt(b.median(user), 2)}${userRatio ? ` (${userRatio.toFixed(2)}x)` : ''}`.padEnd(22)} | ` +
-      `${(b.median(rs.map((r) => r.serverCpu)) * 100).toFixed(0).padStart(9)}% | ${(b.median(rs.map((r) => r.clientCpu)) * 100).toFixed(0).padStart(9)}%`);
+      `${(b.median(rs.map((r) => r.serverCpu)) * 100).toFixed(0).padStart(9)}% | ${(b.median(rs.map((r) => r.clientCpu)) * 100).toFixed(0).padStart(9)}% | ` +
+      `${`${b.fmt(b.median(rs.map((r) => gcOf(r, 'bytesPerRequest'))))}${v === 'stock' ? '' : ` (${b.fmt(table[v].bytesPerRequest.median, 2)}x)`}`.padEnd(22)} | ` +
+      `${b.fmt(b.median(rs.map((r) => gcOf(r, 'scavengesPer1k'))), 2).padStart(7)}`);
   }
+  lines.push(...gcLines(runs));
   const all = Object.values(runs).flat();
   const saturated = all.filter((r) => r.clientCpu >= 0.9).length;
   if (saturated > 0) {
@@ -172,19 +203,44 @@ function report(def, runs, version) {
   return lines.join('\n');
 }
 
-// Two chart groups per benchmark, server CPU first; every bar but stock's
-// carries its median per-round ratio to stock.
+// What the GC columns are, how the bytes were counted, and where the
+// variants' GC work differs beyond noise.
+function gcLines(runs) {
+  const all = Object.values(runs).flat().map((r) => r.gc);
+  const methods = [...new Set(all.filter(Boolean).map((g) => g.allocMethod))];
+  const lines = [`alloc B/req: V8 heap bytes allocated per request in the measured run (not the warm-up), ` +
+    `${methods.map(gc.allocMethodText).join('; ') || 'not measured'}`];
+  if (methods.includes('counter')) {
+    // The figure of the Nodes without the counter, to compare with them.
+    const trace = (v) => b.median(runs[v].map((r) => gcOf(r, 'bytesPerRequestTrace')));
+    lines.push(`  from V8's GC trace instead (as on Nodes without the counter): ${Object.keys(runs).map((v) =>
+      `${v} ${b.fmt(trace(v))}${v === 'stock' ? '' : ` (${b.fmt(trace(v) / trace('stock'), 2)}x)`}`).join(', ')}`);
+  }
+  lines.push(`scav/1k: scavenges per 1,000 requests in the measured run; ${gc.describe(opts.gc)}`);
+  const warnings = gc.warnings(Object.fromEntries(Object.entries(runs).map(([v, rs]) => [v, rs.map((r) => r.gc)])), opts.gc);
+  if (warnings.length > 0) {
+    lines.push(`${warnings.every((w) => w.alike) ? 'note' : 'warning'}: the GC work differs beyond noise:`, ...warnings.map((w) => `  ${w.text}`));
+  }
+  return lines;
+}
+
+// Three chart groups per benchmark, server CPU first, then req/s and the
+// bytes allocated per request; every bar but stock's carries its median
+// per-round ratio to stock.
 function chartGroups(results) {
   const groups = [];
   for (const r of results) {
     const table = ratioTable(r.runs);
-    for (const [key, what, unit] of [['serverCpuUs', 'server CPU', 'us per request, lower is better'], ['rps', 'req/s', 'higher is better']]) {
+    for (const [key, what, unit] of [['serverCpuUs', 'server CPU', 'us per request, lower is better'], ['rps', 'req/s', 'higher is better'],
+      ['bytesPerRequest', 'V8 heap allocated', 'bytes per request, lower is better']]) {
+      const value = (x) => (key === 'bytesPerRequest' ? gcOf(x, key) : x[key]);
+      if (!Object.values(r.runs).flat().some((x) => Number.isFinite(value(x)))) continue;
       groups.push({
         label: `${r.label}: ${what}`,
         unit,
         bars: Object.entries(r.runs).map(([v, rs]) => ({
           label: v,
-          values: rs.map((x) => x[key]),
+          values: rs.map(value),
           ratio: v === 'stock' ? null : table[v][key].median,
         })),
       });

@@ -49,6 +49,19 @@
 // onewrite and the floor (what onewrite still spends above it).  The
 // listing goes into the raw results too.
 //
+// GC: every server runs with its young generation pinned (--gc=pinned,
+// the default: node --min-semi-space-size=2 --max-semi-space-size=2), so
+// that a scavenge (~630,000 instructions on Node 26) comes after the same
+// allocation in every process, whatever V8 would decide about growing the
+// young generation in one server and not in the next; --gc=default runs
+// V8's own sizing, as a user's server does.  Beside each count are the
+// scavenges and mark-compacts per 1,000 requests and the V8 heap bytes
+// allocated per request, all over the counted requests alone
+// (lib/gc-probe.js, preloaded in every server, switches V8's --trace-gc on
+// for the counted requests only, and reads V8's allocation counter,
+// total_allocated_bytes, where the Node has it: see lib/gc.js); where the
+// variants' GC work differs beyond noise, the report says so.
+//
 // Needs valgrind (callgrind, callgrind_control, callgrind_annotate).
 // Raw results: <out>/instr-node<version>-<time>.json.
 
@@ -60,19 +73,20 @@ const cg = require('./lib/callgrind');
 const { parseArgs } = require('./lib/args');
 const { server: benchServer, NAMES } = require('./lib/servers');
 const variants = require('./lib/variants');
+const gc = require('./lib/gc');
 
 const WARM = 40000; // V8 is still optimising before this (Node 24/26 longest)
 const COMPILER_WARN = 0.03; // share of the count in V8's optimising compilers
 
 const opts = parseArgs(process.argv.slice(2), {
   bench: 'simple,realistic', n: 20000, warm: WARM, warmRuns: 2, c: 50, repeat: 1, floor: true, drain: false, ceiling: true, keep: false,
-  functions: 0, inclusive: false, baseline: '',
+  functions: 0, inclusive: false, baseline: '', gc: 'pinned',
   type: 'bytes', len: 4, chunks: 1, chunkedEnc: 0, writeLen: 0,
   node: process.execPath, out: path.join(__dirname, 'results'),
 }, {
   script: __filename,
   lists: { bench: NAMES },
-  choices: { type: ['bytes', 'buffer'], chunkedEnc: [0, 1] },
+  choices: { type: ['bytes', 'buffer'], chunkedEnc: [0, 1], gc: gc.MODES },
   help: {
     bench: 'servers to count',
     n: 'requests counted',
@@ -86,6 +100,7 @@ const opts = parseArgs(process.argv.slice(2), {
     keep: 'keep the callgrind dumps under <out>/callgrind-<time>/ (for callgrind_annotate)',
     inclusive: 'with --functions: each function\'s instructions with those of all it calls, not its own alone',
     baseline: 'a folder holding another checkout of onewrite, built: counted as the variant "baseline"',
+    gc: "pinned: every server's young generation pinned to 2 MiB semi-spaces (--min-semi-space-size=2 --max-semi-space-size=2); default: V8's own sizing",
     functions: 'with N > 0: each function\'s own instructions per request, JIT code named (node --perf-basic-prof): the N largest of each variant, and the N largest differences of onewrite from stock and from the floor',
     type: "simple's body type",
     len: "simple's body length",
@@ -107,27 +122,35 @@ const keepDir = path.join(opts.out, `callgrind-${stamp}`);
 let floorRoute = null; // what floor.js says about its writes
 
 // One count of `variant` on server `def`: { perRequest, compiler (share),
-// requests, errors }.
+// requests, errors, gc (lib/gc.js figures: scavenges, bytes allocated, ...
+// of the counted requests, or null) }.
 async function count(def, variant) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'onewrite-cg-'));
   const how = variants.launch(def, variant, opts.baseline);
   const server = await b.startServer({
     node: opts.node,
-    nodeFlags: opts.functions > 0 ? ['--perf-basic-prof'] : [],
-    preload: how.preload,
+    nodeFlags: [...gc.nodeFlags(opts.gc), ...(opts.functions > 0 ? ['--perf-basic-prof'] : [])],
+    preload: [gc.PROBE, ...how.preload],
     env: how.env,
     script: how.script,
     args: how.args,
     wrap: ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${dir}/cg.%p`],
     timeout: 300000,
   });
+  let result;
+  let window = null; // the GC probe's start and end
   try {
     // A slow server under valgrind: no request may time out.
     const load = { path: how.path, connections: opts.c, timeout: 300 };
     for (let i = 0; i < opts.warmRuns; i++) await b.measure(server, { ...load, amount: Math.ceil(opts.warm / opts.warmRuns) });
+    // The GC window opens before counting starts and closes after the
+    // dump: the probe's own work is outside the count, and only the
+    // counted requests run inside the window.
+    const start = await gc.mark(server, 'start');
     cg.control(server.pid, '-i', 'on');
     const r = await b.measure(server, { ...load, amount: opts.n });
     cg.control(server.pid, '-d');
+    window = { start, end: await gc.mark(server, 'end'), requests: r.requests };
     let instructions = 0;
     let compiler = 0;
     let functions = null;
@@ -148,7 +171,7 @@ async function count(def, variant) {
       throw new Error(`the client got ${r.requests} answers (${r.non2xx} non-2xx, ${r.errors} errors) for ${opts.n} requests`);
     }
     if (r.errors > 0) process.stderr.write(`\n(${variant}: ${r.errors} failed requests of ${opts.n})\n`);
-    return {
+    result = {
       perRequest: instructions / r.requests,
       compiler: compiler / instructions,
       withoutCompiler: (instructions - compiler) / r.requests,
@@ -157,7 +180,7 @@ async function count(def, variant) {
       ...(functions ? { functions: Object.fromEntries([...functions].filter(([, v]) => v >= 1)) } : {}),
     };
   } finally {
-    const stderr = await server.stop();
+    const stderr = await server.stop(); // V8's GC trace is all in once it has exited
     const said = /^floor: writes .*$/m.exec(stderr);
     if (said) floorRoute = said[0];
     fs.rmSync(dir, { recursive: true, force: true });
@@ -166,6 +189,10 @@ async function count(def, variant) {
     if (opts.keep && fs.existsSync(map)) fs.copyFileSync(map, path.join(keepDir, `${def.name}-${variant}-perf-${server.pid}.map`));
     fs.rmSync(map, { force: true });
   }
+  // The GC trace is all in once the server has exited (stdio's buffer is
+  // flushed at exit).
+  result.gc = window && gc.figures({ ...window, trace: server.stdout() });
+  return result;
 }
 
 // Per-function counts of several dumps (threads) of one count, added.
@@ -216,12 +243,18 @@ const LABELS = { ceiling: 'ceiling (net)' };
 const pct = (x) => `${(x * 100).toFixed(1)}%`;
 const num = (x) => Math.round(x).toLocaleString('en-US');
 
+// A GC figure of a variant's runs (the median), or NaN without one.
+const gcOf = (xs, key) => gc.med(xs.map((x) => x.gc), key);
+
 function table(names, results, ceiling) {
-  const lines = ['server        variant          instr/req   vs stock   V8 compiler   without it   vs stock'];
+  const lines = ['server        variant          instr/req   vs stock   V8 compiler   without it   vs stock' +
+    '   scav/1k   MC/1k   alloc B/req   vs stock'];
   const polluted = [];
+  const gcWarnings = [];
   for (const name of names) {
     const stock = b.median(results[name].stock.map((x) => x.perRequest));
     const stockWithout = b.median(results[name].stock.map((x) => x.withoutCompiler));
+    const stockBytes = gcOf(results[name].stock, 'bytesPerRequest');
     const rows = { ...results[name], ...(ceiling.length ? { ceiling } : {}) };
     let first = true;
     for (const v of variants.chosen(opts)) {
@@ -232,16 +265,46 @@ function table(names, results, ceiling) {
       const per = b.median(xs.map((x) => x.perRequest));
       const share = b.median(xs.map((x) => x.compiler));
       const without = b.median(xs.map((x) => x.withoutCompiler));
-      const ratio = (x, of) => (v === 'stock' ? '' : `${(x / of).toFixed(2)}x`).padStart(8);
+      const ratio = (x, of) => (v === 'stock' || !Number.isFinite(x / of) ? '' : `${(x / of).toFixed(2)}x`).padStart(8);
       const spread = xs.length > 1 ? `  (runs ${xs.map((x) => num(x.perRequest)).join(', ')})` : '';
+      const bytes = gcOf(xs, 'bytesPerRequest');
+      const fixed = (x, d) => (Number.isFinite(x) ? x.toFixed(d) : '-');
       lines.push(`${head} ${num(per).padStart(10)}   ${ratio(per, stock)}   ${pct(share).padStart(11)}   ` +
-        `${num(without).padStart(10)}   ${ratio(without, stockWithout)}${spread}`);
+        `${num(without).padStart(10)}   ${ratio(without, stockWithout)}   ${fixed(gcOf(xs, 'scavengesPer1k'), 2).padStart(7)}   ` +
+        `${fixed(gcOf(xs, 'markCompactsPer1k'), 2).padStart(5)}   ${(Number.isFinite(bytes) ? num(bytes) : '-').padStart(11)}   ` +
+        `${ratio(bytes, stockBytes)}${spread}`);
       if (v !== 'ceiling' || name === names[0]) {
         for (const x of xs) if (x.compiler > COMPILER_WARN) polluted.push(`${name} ${v} (${pct(x.compiler)})`);
       }
     }
+    // The GC work of the variants of this server (the ceiling, another
+    // server, apart).
+    const byVariant = Object.fromEntries(Object.entries(results[name]).map(([v, xs]) => [v, xs.map((x) => x.gc)]));
+    gcWarnings.push(...gc.warnings(byVariant, opts.gc, name));
   }
-  return { text: lines.join('\n'), polluted };
+  return { text: lines.join('\n'), polluted, gcWarnings };
+}
+
+// The methods the GC figures were got by, as measured (every count says).
+function gcNotes(results, ceiling) {
+  const all = [...Object.values(results).flatMap((r) => Object.values(r).flat()), ...ceiling].map((x) => x.gc);
+  const methods = [...new Set(all.filter(Boolean).map((g) => g.allocMethod))];
+  const lines = [`GC: ${gc.describe(opts.gc)}; scav/1k, MC/1k: scavenges and mark-compacts per 1,000 counted requests ` +
+    "(V8's --trace-gc, switched on in the server for the counted requests only)"];
+  for (const m of methods) lines.push(`alloc B/req: V8 heap bytes allocated per counted request, ${gc.allocMethodText(m)}`);
+  if (methods.includes('counter')) {
+    // The figure of the Nodes without the counter, to compare with them.
+    for (const [name, runs] of Object.entries(results)) {
+      const stock = gcOf(runs.stock, 'bytesPerRequestTrace');
+      lines.push(`  from V8's GC trace instead (as on Nodes without the counter), ${name}: ${Object.entries(runs).map(([v, xs]) => {
+        const x = gcOf(xs, 'bytesPerRequestTrace');
+        return `${v} ${Number.isFinite(x) ? num(x) : '-'}${v === 'stock' ? '' : ` (${(x / stock).toFixed(2)}x)`}`;
+      }).join(', ')}`);
+    }
+  }
+  const missing = all.filter((g) => !g || g.traceLost).length;
+  if (missing > 0) lines.push(`warning: ${missing} counts have no GC figures (the server's GC trace did not come back)`);
+  return lines.join('\n');
 }
 
 async function main() {
@@ -251,7 +314,7 @@ async function main() {
   const defs = Object.fromEntries(names.map((name) => [name, benchServer(name, { type, len, chunks, chunkedEnc, writeLen })]));
   console.log(`server instructions per request (callgrind, user space, all threads), Node ${version}: ` +
     `${opts.warm} warm-up requests in ${opts.warmRuns} runs, then ${opts.n} counted, ${opts.c} connections` +
-    `${opts.repeat > 1 ? `, ${opts.repeat} interleaved runs (median)` : ''}`);
+    `${opts.repeat > 1 ? `, ${opts.repeat} interleaved runs (median)` : ''}; ${gc.describe(opts.gc)}`);
   if (opts.warm < WARM || opts.warmRuns < 2) {
     console.log(`warning: a warm-up shorter than ${WARM} requests in 2 runs: V8's optimising compiler is likely ` +
       'still at work when counting starts, and its work lands in the count.');
@@ -272,8 +335,22 @@ async function main() {
     }
   }
   b.progressDone();
-  const { text, polluted } = table(names, results, ceiling);
+  const { text, polluted, gcWarnings } = table(names, results, ceiling);
   console.log(text);
+  console.log(gcNotes(results, ceiling));
+  if (gcWarnings.length > 0) {
+    // A warning where the GC did not run alike; a note where the GC work
+    // follows the allocation (a variant that allocates less scavenges less).
+    const alike = gcWarnings.every((w) => w.alike);
+    console.log(`${alike ? 'note' : 'warning'}: the variants' GC work differs beyond noise (scavenge counts more than ` +
+      `${Math.round(100 * gc.SCAVENGE_LIMIT)} % and ${gc.SCAVENGE_SLACK} scavenges apart, a young generation of another size, ` +
+      'other mark-compact counts):');
+    for (const w of gcWarnings) console.log(`  ${w.text}`);
+    console.log(alike
+      ? '  the GC ran alike (the same bytes per scavenge): the difference is the allocation\'s, and its cost is in the counts.'
+      : '  the instruction counts carry GC work that is not the code\'s: compare them with it in view' +
+        `${opts.gc === 'pinned' ? '' : ' (--gc=pinned pins the young generation)'}${opts.repeat < 3 ? ', or over --repeat=3' : ''}.`);
+  }
   if (opts.functions > 0) console.log(functionTables(names, results));
   if (floorRoute) console.log(floorRoute);
   if (polluted.length > 0) {

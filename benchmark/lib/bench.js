@@ -22,6 +22,12 @@ const { median, fmt } = require('../../cli/compare/stats');
 // `nodeFlags`: Node's own options; `preload`: modules for -r; `env`: added
 // to the environment; `wrap`
 // (optional) puts another command in front (valgrind).
+// Resolves with { pid, port, stop, stderr, stdout, signal, waitForStderr }:
+// stop() ends it (SIGTERM) and resolves with its stderr once it has exited
+// and its output is all in; stdout() is what it wrote after the port line
+// (V8's GC trace, gc-probe.js); signal(name) sends it a signal;
+// waitForStderr(re, from, timeout) resolves with the match of `re` in its
+// stderr from offset `from` on, once there is one.
 function startServer({ node = process.execPath, nodeFlags = [], preload = [], env = {}, script, args = [], wrap = [], timeout = 120000 }) {
   const nodeArgs = [...nodeFlags, ...preload.flatMap((m) => ['-r', m]), script, ...args];
   const [cmd, argv] = wrap.length > 0
@@ -33,25 +39,61 @@ function startServer({ node = process.execPath, nodeFlags = [], preload = [], en
     env: { ...process.env, ONEWRITE_DISABLE: '', ...env },
   });
   let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
+  let stdout = '';
+  const waiting = new Set(); // waitForStderr()s not yet answered
+  const check = () => {
+    for (const w of waiting) w();
+  };
+  child.stderr.on('data', (d) => {
+    stderr += d;
+    check();
+  });
+  const closed = new Promise((done) => child.on('close', done));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), timeout);
-    child.stdout.once('data', (d) => {
+    let started = false;
+    child.stdout.on('data', (d) => {
+      stdout += d;
+      const eol = stdout.indexOf('\n');
+      if (started || eol === -1) return;
+      started = true;
       clearTimeout(timer);
       resolve({
         pid: child.pid,
-        port: Number(String(d).trim().split('\n')[0]),
-        stop: () => new Promise((done) => {
-          if (child.exitCode !== null) return done(stderr);
-          child.on('exit', () => done(stderr));
-          child.kill('SIGTERM');
-        }),
+        port: Number(stdout.slice(0, eol).trim()),
+        stop: () => {
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+          return closed.then(() => stderr);
+        },
         stderr: () => stderr,
+        stdout: () => stdout.slice(stdout.indexOf('\n') + 1),
+        signal: (name) => child.kill(name),
+        waitForStderr: (re, from = 0, ms = 120000) => new Promise((ok, fail) => {
+          const t = setTimeout(() => {
+            waiting.delete(w);
+            fail(new Error(`the server did not say ${re} within ${ms / 1000} s: ${stderr.slice(from)}`));
+          }, ms);
+          const w = () => {
+            const m = re.exec(stderr.slice(from));
+            if (m) {
+              clearTimeout(t);
+              waiting.delete(w);
+              ok(m);
+            } else if (child.exitCode !== null || child.signalCode !== null) {
+              clearTimeout(t);
+              waiting.delete(w);
+              fail(new Error(`the server exited (${child.exitCode ?? child.signalCode}) before it said ${re}: ${stderr.slice(from)}\n(all its stderr: ${stderr})`));
+            }
+          };
+          waiting.add(w);
+          w();
+        }),
       });
     });
     child.on('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`server exited (${code}): ${stderr}`));
+      check();
+      if (!started) reject(new Error(`server exited (${code}): ${stderr}`));
     });
   });
 }
