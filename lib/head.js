@@ -267,6 +267,10 @@ function render(length, key, st, status, lineMode, cl, timeout, max, method) {
 // last two steps (204/304/1xx, an unanswered Expect), applied only once the
 // head is rendered.
 function store(res, first, headers, code, dropBody, noKeepAlive, method) {
+  if (!internals.headerValidationIsNodes(res)) {
+    fallback('_isLenientHeaderValidation replaced', method);
+    return -1;
+  }
   const timeout = internals.keepAliveTimeout(res);
   const max = internals.maxRequestsPerSocket(res);
   if (!plainNumber(timeout) || !plainNumber(max)) {

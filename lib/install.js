@@ -140,9 +140,9 @@ const NODE = {
 const RELIES_ON = {
   writeHead: ['writeHead', 'storeHeader'],
   _storeHeader: ['storeHeader'],
-  end: ['end', 'send', 'writeRaw', 'implicitHeader'],
-  write: ['write', 'send', 'writeRaw', 'implicitHeader'],
-  uncork: ['uncork', 'send', 'writeRaw'],
+  end: ['end', 'send', 'writeRaw', 'flushOutput', 'implicitHeader'],
+  write: ['write', 'send', 'writeRaw', 'flushOutput', 'implicitHeader'],
+  uncork: ['uncork', 'send', 'writeRaw', 'flushOutput'],
 };
 // The errors of Node's each fast method must be able to make (lib/internals.js).
 const ERRORS_USED = {
@@ -233,7 +233,7 @@ function replacedSinceLoad() {
   const proto = http.OutgoingMessage.prototype;
   const out = [];
   for (const [name, key] of [['end', 'end'], ['write', 'write'], ['uncork', 'uncork'],
-    ['_storeHeader', 'storeHeader'], ['_send', 'send'], ['_writeRaw', 'writeRaw']]) {
+    ['_storeHeader', 'storeHeader'], ['_send', 'send'], ['_writeRaw', 'writeRaw'], ['_flushOutput', 'flushOutput']]) {
     if (proto[name] !== internals.originals[key]) out.push(name);
   }
   return out;

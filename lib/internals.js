@@ -22,7 +22,7 @@ const slots = require('./slots');
 const {
   MathFloor, ArrayPrototypeIncludes, FunctionPrototypeCall, ObjectAssign, ObjectCreate, ObjectGetOwnPropertyDescriptor, ObjectGetOwnPropertySymbols,
   ObjectGetPrototypeOf, ObjectKeys, StringPrototypeSplit, SymbolPrototypeGetDescription, hasLine, sourceOf,
-  isNative, isProxy,
+  isNative, isProxy, newArray,
 } = require('./primordials');
 
 const TESTED = [20, 22, 24, 26];
@@ -98,12 +98,21 @@ function missing() {
   if (LINE >= 22) Object.assign(need, { kChunkedBuffer, kChunkedLength, kSocket });
   if (LINE >= 24) Object.assign(need, { kEndCallbacks, kWritableFinished, kFlushError });
   for (const [name, symbol] of Object.entries(need)) if (symbol === undefined) problems.push(name);
-  for (const name of ['_storeHeader', '_send', '_writeRaw', '_implicitHeader', '_finish', 'end',
+  for (const name of ['_storeHeader', '_send', '_writeRaw', '_flushOutput', '_implicitHeader', '_finish', 'end',
     'write', 'uncork', 'writeHead']) {
     if (typeof ServerResponse.prototype[name] !== 'function') problems.push(name);
   }
   if (LINE >= 24 && nodeNop === undefined) problems.push('nop');
   if (bufferLatin1Write === null) problems.push('Buffer.prototype.latin1Write');
+  // Node's functions lib/ takes when it loads and calls itself: one
+  // replaced before that (a wrapper loaded first) would run where Node's
+  // code does not call it.
+  if (!hasLine(Buffer.allocUnsafe, "validateNumber(size, 'size', 0, kMaxLength);")) {
+    problems.push('Buffer.allocUnsafe (replaced before onewrite loaded)');
+  }
+  if (!hasLine(require('node:timers').setTimeout, 'insert(timeout, timeout._idleTimeout)')) {
+    problems.push("node:timers' setTimeout (replaced before onewrite loaded)");
+  }
   return problems;
 }
 
@@ -119,6 +128,8 @@ const SIGNATURES = {
   storeHeader: 'processHeader(this, state, ',
   send: 'return this._writeRaw(data, encoding, callback',
   writeRaw: 'conn._httpMessage === this',
+  flushOutput: 'const outputLength = this.outputData.length;',
+  isLenient: ['isLenientHeaderValidation(this)', 'const serverHttpValidation = this.req?.socket?.server?.httpValidation;'],
   end: 'write_(this, chunk, encoding, ',
   write: 'write_(this, chunk, encoding, callback, false)',
   uncork: LINE >= 22 ? 'this._send(len.toString(16)' : 'this.socket.uncork()',
@@ -139,6 +150,8 @@ const originals = {
   storeHeader: nodes('storeHeader', OM._storeHeader),
   send: nodes('send', OM._send),
   writeRaw: nodes('writeRaw', OM._writeRaw),
+  flushOutput: nodes('flushOutput', OM._flushOutput),
+  isLenient: nodes('isLenient', OM._isLenientHeaderValidation),
   end: nodes('end', OM.end),
   write: nodes('write', OM.write),
   uncork: nodes('uncork', OM.uncork),
@@ -198,15 +211,19 @@ function handleWritesAreNodes(handle) {
 // The slow half: each method, read through its descriptor (a getter there
 // is not called), native and named as Node calls it.
 function learnHandle(handle) {
-  const found = { __proto__: null };
+  const fns = newArray();
   for (let i = 0; i < HANDLE_WRITES.length; i++) {
     const name = HANDLE_WRITES[i];
     const fn = methodOf(handle, name);
     if (!isNative(fn, name)) return false;
-    found[name] = fn;
+    fns[i] = fn;
   }
   nativeWritesBefore = nativeWrites;
-  nativeWrites = found;
+  // (A literal of one shape: what sameWrites() reads stays a field load.)
+  nativeWrites = {
+    writev: fns[0], writeBuffer: fns[1], writeLatin1String: fns[2], writeUtf8String: fns[3],
+    writeAsciiString: fns[4], writeUcs2String: fns[5],
+  };
   return true;
 }
 // The data property `name` of o or of the first object on its prototype
@@ -669,6 +686,21 @@ function applyState(res, out, changed) {
 }
 
 // The last thing _storeHeader does (20 22 24 26): _header is a latin1 string.
+// _storeHeader()'s first call through the response on 24.22+ and 26:
+// this._isLenientHeaderValidation(), which works out and keeps whether the
+// server validates header values leniently (its httpValidation option).
+// Where it is Node's own it is called as _storeHeader calls it, before
+// any header is read; replaced (a wrapper) it is user code that
+// _storeHeader runs there, and the head is Node's to build.  Answers
+// whether the head may be built here.
+const HAS_LENIENT = typeof OM._isLenientHeaderValidation === 'function'; //    24.22 26
+function headerValidationIsNodes(res) {
+  if (!HAS_LENIENT) return true;
+  if (originals.isLenient === null || res._isLenientHeaderValidation !== originals.isLenient) return false;
+  FunctionPrototypeCall(originals.isLenient, res);
+  return true;
+}
+
 function storeHead(res, head) {
   res._header = head;
   res._headerSent = false;
@@ -852,11 +884,13 @@ function hasHandle(socket) {
 }
 
 
-// Node's _send and _writeRaw, not replaced on the response or its class:
+// Node's _send, _writeRaw and _flushOutput (which _writeRaw calls to write a
+// head queued apart from bytes), not replaced on the response or its class:
 // the fast paths do what they would do, so a replacement must see Node's
 // calls instead.
 function sendIsNodes(res) {
-  return res._send === originals.send && res._writeRaw === originals.writeRaw;
+  return res._send === originals.send && res._writeRaw === originals.writeRaw &&
+    res._flushOutput === originals.flushOutput;
 }
 
 // The calls end(), write() and uncork() make (20 22 24 26), through the
@@ -910,6 +944,7 @@ module.exports = {
   headState,
   applyState,
   storeHead,
+  headerValidationIsNodes,
   contentLength,
   setContentLength,
   outHeaders,

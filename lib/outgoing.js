@@ -354,8 +354,9 @@ function typedArrayByteLength(a) {
 
 // The last bytes of end(chunk) in one write: write_()'s data and end()'s
 // last _send ('' or the last-chunk), with `callback` (onFinish) on the
-// write.  Returns null when they went out, or why Node's steps must be
-// taken (nothing written).
+// write; with `callback` null, write_()'s data alone (end()'s last _send()
+// is made after, by endTail()).  Returns null when they went out, or why
+// Node's steps must be taken (nothing written).
 function sendLast(msg, chunk, encoding, len, oneByte, callback) {
   const why = socketRefusal(msg) ?? changedInHead(msg) ??
     (!internals.headerRendered(msg) ? 'no head'
@@ -367,6 +368,8 @@ function sendLast(msg, chunk, encoding, len, oneByte, callback) {
     // head alone.
     if (internals.rejectsBody(msg)) return 'body not allowed';
     process.nextTick(nop);
+    // (Data alone: there is none; the head goes with end()'s last _send().)
+    if (callback === null) return null;
     const h = takeHead(msg);
     liftEndCork(socket, h);
     socket.write(h, 'latin1', callback);
@@ -376,10 +379,10 @@ function sendLast(msg, chunk, encoding, len, oneByte, callback) {
   let ret;
   if (internals.isChunked(msg)) {
     const trailer = internals.trailer(msg);
-    const after = trailer === '' ? LAST_CHUNK : '0\r\n' + trailer + '\r\n';
-    ret = writeFramed(msg, socket, h, chunk, encoding, len, oneByte, after, callback, true);
+    const after = callback === null ? '' : trailer === '' ? LAST_CHUNK : '0\r\n' + trailer + '\r\n';
+    ret = writeFramed(msg, socket, h, chunk, encoding, len, oneByte, after, callback ?? nop, callback !== null);
   } else {
-    ret = writePlain(msg, socket, h, chunk, encoding, len, oneByte, callback, true);
+    ret = writePlain(msg, socket, h, chunk, encoding, len, oneByte, callback ?? nop, callback !== null);
   }
   return ret === undefined ? refusal : null;
 }
@@ -556,10 +559,17 @@ function endWithData(msg, chunk, encoding, callback, len, oneByte) {
       internals.setContentLength(msg, len);
       implicitHeader(msg);
     }
-    why = sendLast(msg, chunk, encoding, len, oneByte, onFinish.bind(undefined, msg));
+    // With a callback, end() calls this.once('finish', callback) between
+    // write_()'s data and its last _send(), and code of the user's can run
+    // there (an EventEmitter method wrapped, a 'newListener' listener, and
+    // what they write): the data then goes in a write of its own and the
+    // last _send() after the callback is added, in Node's order.  (The
+    // socket is corked: still one syscall.)
+    const withCallback = typeof callback === 'function';
+    why = sendLast(msg, chunk, encoding, len, oneByte, withCallback ? null : onFinish.bind(undefined, msg));
     if (why !== null) writeRest(msg, chunk, encoding, nop, true, len);
-    tailSends = why !== null;
-    if (typeof callback === 'function') msg.once('finish', callback);
+    tailSends = why !== null || withCallback;
+    if (withCallback) msg.once('finish', callback);
   }
   endTail(msg, tailSends);
   return why;
