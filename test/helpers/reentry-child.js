@@ -1,0 +1,350 @@
+'use strict';
+
+// Run by test/reentry.js, once stock (ONEWRITE=0) and once with onewrite
+// installed (ONEWRITE=1), the same way on both sides: a server whose every
+// builtin, every method on the way from a response to the kernel (the
+// response's, the socket's, the stream's, the event emitter's, the
+// handle's) and every index accessor Array.prototype could have is
+// wrapped, before onewrite loads (WHEN=before) or after (WHEN=after), but
+// for those named in SKIP.  The wrappers pass every call through, count
+// it, and, when the test arms one for a request, act once on its first
+// call inside that request's handler:
+//   end-other   end another response, held on the same server;
+//   write-same  write to the response being made;
+//   end-same    end the response being made;
+//   throw       throw.
+// The test sends "GET /hold" (held until the next request is done), then
+// "GET /run?t=<target>&m=<mode>&s=<shape>": the handler makes the response
+// of that shape with the target armed.  Once both have closed, one JSON
+// line tells what the handler threw, the events of both responses, what
+// the hostile call did and how many times each target ran.
+//
+// WHEN=each: nothing wrapped at first; every /run wraps its target alone
+// for the request, and takes the wrapper off after (the targets onewrite
+// refuses or hands to Node when they are replaced, one at a time).
+
+// Taken before anything is wrapped, from a realm of their own: the
+// harness must not run the wrappers it counts.
+const vm = require('node:vm');
+const R = vm.runInNewContext(`({
+  apply: Reflect.apply, construct: Reflect.construct, gopd: Object.getOwnPropertyDescriptor,
+  define: Object.defineProperty, ownKeys: Reflect.ownKeys, protoOf: Object.getPrototypeOf,
+  stringify: JSON.stringify, Map, WeakMap, Error, Array,
+})`);
+const { apply, construct, gopd, define, ownKeys, protoOf, stringify } = R;
+const fs = require('node:fs');
+const http = require('node:http');
+const net = require('node:net');
+const stream = require('node:stream');
+const events = require('node:events');
+const util = require('node:util');
+const { Buffer } = require('node:buffer');
+
+const say = (line) => fs.writeSync(1, `${line}\n`);
+const WHEN = process.env.WHEN;
+const SKIP = new Set((process.env.SKIP || '').split(',').filter(Boolean));
+
+// ---- what is wrapped ----------------------------------------------------------
+
+const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
+const HOLDERS = [
+  ['Object', Object], ['Object.prototype', Object.prototype], ['Reflect', Reflect], ['Math', Math],
+  ['Number', Number], ['Number.prototype', Number.prototype], ['String', String],
+  ['String.prototype', String.prototype], ['Array', Array], ['Array.prototype', Array.prototype],
+  ['Function.prototype', Function.prototype], ['RegExp.prototype', RegExp.prototype], ['JSON', JSON],
+  ['Symbol', Symbol], ['Map.prototype', Map.prototype], ['Set.prototype', Set.prototype],
+  ['WeakMap.prototype', WeakMap.prototype], ['WeakSet.prototype', WeakSet.prototype],
+  ['ArrayBuffer', ArrayBuffer], ['TypedArray.prototype', TypedArrayPrototype],
+  ['Uint8Array.prototype', Uint8Array.prototype], ['Buffer', Buffer], ['Buffer.prototype', Buffer.prototype],
+  ['Promise', Promise], ['Promise.prototype', Promise.prototype], ['Error', Error],
+  ['Date.prototype', Date.prototype], ['Date', Date], ['util.types', util.types], ['process', process],
+  ['timers', require('node:timers')],
+  ['http.ServerResponse.prototype', http.ServerResponse.prototype],
+  ['http.OutgoingMessage.prototype', http.OutgoingMessage.prototype],
+  ['net.Socket.prototype', net.Socket.prototype], ['stream.Duplex.prototype', stream.Duplex.prototype],
+  ['stream.Readable.prototype', stream.Readable.prototype],
+  ['stream.Writable.prototype', stream.Writable.prototype], ['stream.Stream.prototype', stream.Stream.prototype],
+  ['EventEmitter.prototype', events.EventEmitter.prototype],
+];
+// Functions that are not methods to wrap: what every wrapper or the
+// process itself needs to stay up (exit, the wrappers' own apply).
+const NEVER = new Set(['process.exit', 'process.reallyExit', 'process.abort', 'process.kill',
+  'process.binding', 'process._linkedBinding', 'process.dlopen', 'process.emitWarning', 'process.cwd',
+  'process.hrtime', 'process.memoryUsage', 'process.cpuUsage', 'process.uptime', 'process.resourceUsage',
+  'process._rawDebug', 'process.umask', 'process.chdir', 'process.setUncaughtExceptionCaptureCallback',
+  'process.hasUncaughtExceptionCaptureCallback', 'process._getActiveHandles', 'process._getActiveRequests',
+  'process._kill', 'process.getActiveResourcesInfo', 'process.constrainedMemory', 'process.availableMemory',
+  'process.loadEnvFile', 'process.execve', 'process.ref', 'process.unref', 'process.threadCpuUsage',
+  'process.getBuiltinModule', 'process.finalization.register', 'process.setSourceMapsEnabled']);
+
+// The handle's prototypes: a connection to this process, made now.
+function handleHolders() {
+  return new Promise((resolve) => {
+    const server = net.createServer((socket) => socket.destroy());
+    server.listen(0, '127.0.0.1', () => {
+      const client = net.connect(server.address().port, '127.0.0.1', () => {
+        const holders = [];
+        let p = protoOf(client._handle);
+        for (let depth = 0; p !== null && p !== Object.prototype && depth < 8; depth++) {
+          holders.push([`handle.${p.constructor && p.constructor.name}.prototype`, p]);
+          p = protoOf(p);
+        }
+        client.destroy();
+        server.close(() => resolve(holders));
+      });
+    });
+  });
+}
+
+const targets = new R.Map(); // name -> { holder, key, original descriptor }
+function collect(holders) {
+  for (const [label, holder] of holders) {
+    for (const key of ownKeys(holder)) {
+      const name = `${label}${typeof key === 'symbol' ? `[${key.description}]` : `.${key}`}`;
+      const d = gopd(holder, key);
+      if (NEVER.has(name) || key === 'constructor' || typeof d.value !== 'function' || !d.configurable) continue;
+      // A handle's onread is V8's accessor in the guise of a value.
+      if (label.startsWith('handle.') && typeof key === 'string' && key.startsWith('on')) continue;
+      targets.set(name, { holder, key, d });
+    }
+  }
+  // Index accessors Array.prototype does not have: a growing array, a
+  // hole, a truncated one reads or writes them.
+  for (let i = 0; i < 16; i++) targets.set(`Array.prototype[${i}]`, { holder: Array.prototype, key: String(i), d: null });
+}
+
+// ---- the wrappers ---------------------------------------------------------------
+
+const counts = { __proto__: null };
+const inWindow = { __proto__: null }; // targets called while a handler ran
+let counting = false;
+let windowOpen = false;
+let armed = null; //   { name, mode } while a handler runs
+let fired = null; //   what the armed wrapper did
+let current = null; // the response the handler makes
+let held = null; //    the response held for end-other
+
+function hit(name) {
+  if (counting) counts[name] = (counts[name] | 0) + 1;
+  if (windowOpen) inWindow[name] = true;
+  if (armed === null || armed.name !== name) return;
+  const { mode } = armed;
+  armed = null;
+  fired = mode;
+  if (mode === 'end-other') {
+    if (held !== null && !held.writableEnded) held.end('A');
+  } else if (mode === 'write-same') {
+    current.write('late');
+  } else if (mode === 'end-same') {
+    current.end('late');
+  } else if (mode === 'throw') {
+    throw new R.Error(`hostile ${name}`);
+  }
+}
+
+function wrap(name) {
+  const t = targets.get(name);
+  if (t.d === null) {
+    // An index accessor that changes nothing: a hole reads undefined, and a
+    // write makes the element the receiver's own, as it would be without
+    // it.
+    const { key } = t;
+    define(t.holder, key, {
+      configurable: true,
+      get() {
+        hit(name);
+        return undefined;
+      },
+      set(v) {
+        hit(name);
+        define(this, key, { value: v, writable: true, enumerable: true, configurable: true });
+      },
+    });
+    return;
+  }
+  const original = t.d.value;
+  const wrapper = function (...args) {
+    hit(name);
+    return new.target === undefined ? apply(original, this, args) : construct(original, args, new.target);
+  };
+  define(wrapper, 'length', { value: original.length });
+  define(wrapper, 'name', { value: original.name });
+  define(t.holder, t.key, { ...t.d, value: wrapper });
+}
+
+function unwrap(name) {
+  const t = targets.get(name);
+  if (t.d === null) delete t.holder[t.key];
+  else define(t.holder, t.key, t.d);
+}
+
+// ---- the responses ---------------------------------------------------------------
+
+// Each shape makes its values first (unarmed), then its calls (armed).
+const SHAPES = {
+  'head-end': () => {
+    const headers = { 'Content-Type': 'text/plain', 'X-A': 'a' };
+    return (res) => {
+      res.writeHead(200, headers);
+      res.end('hello');
+    };
+  },
+  'set-end-buffer': () => {
+    const body = Buffer.from('hello');
+    return (res) => {
+      res.setHeader('Content-Type', 'text/plain');
+      res.setHeader('X-Id', '1');
+      res.end(body);
+    };
+  },
+  'chunked': () => {
+    const two = Buffer.from('two,');
+    return (res) => {
+      res.setHeader('Content-Type', 'text/plain');
+      res.write('one,');
+      res.write(two);
+      res.end('three');
+    };
+  },
+  'end-callback': () => {
+    const headers = [['X-B', 'b']];
+    const done = () => {};
+    return (res) => {
+      res.writeHead(200, headers);
+      res.end('cb', done);
+    };
+  },
+};
+
+function describe(err) {
+  if (err === undefined) return null;
+  return { class: err && err.constructor && err.constructor.name, code: err && err.code, message: String(err && err.message) };
+}
+
+// The response's events, in order, into `log` (an array of the harness's
+// realm: its push is not a wrapper).
+function watch(res, log) {
+  res.on('prefinish', () => log.push('prefinish'));
+  res.on('finish', () => log.push('finish'));
+  res.on('close', () => log.push('close'));
+  res.on('error', (err) => log.push(`error ${err && err.code}`));
+}
+
+function main() {
+  if (process.env.ONEWRITE === '1') {
+    // (Off where what it relies on was replaced before it loaded: the
+    // test reads status().)
+    require(process.env.ONEWRITE_ROOT).install();
+  }
+  const uncaught = new R.Array();
+  process.on('uncaughtException', (err) => uncaught.push(describe(err)));
+  let record = null;
+  let heldClosed = null; // null, or a function to call once the held response closed (true once it has)
+  const server = http.createServer((req, res) => {
+    if (req.url === '/hold') {
+      for (const k in counts) delete counts[k];
+      for (const k in inWindow) delete inWindow[k];
+      fired = null;
+      record = { eventsA: new R.Array(), eventsB: new R.Array() };
+      held = res;
+      res.sendDate = false;
+      heldClosed = null;
+      watch(res, record.eventsA);
+      res.on('close', () => {
+        const then = heldClosed;
+        heldClosed = true;
+        if (typeof then === 'function') then();
+      });
+      say('held');
+      return;
+    }
+    if (req.url === '/status') {
+      const onewrite = process.env.ONEWRITE === '1' ? require(process.env.ONEWRITE_ROOT) : null;
+      res.end(stringify(onewrite && onewrite.status()));
+      return;
+    }
+    const q = new URL(req.url, 'http://x').searchParams;
+    const name = q.get('t');
+    const mode = q.get('m');
+    const run = SHAPES[q.get('s')]();
+    // Node makes its Date header's text at most once a second, and a timer
+    // throws it away: how often toUTCString() runs goes by the clock, not
+    // by the scenario.  No scenario sends one.
+    res.sendDate = false;
+    watch(res, record.eventsB);
+    if (WHEN === 'each' && name !== '') wrap(name);
+    current = res;
+    let thrown;
+    counting = true;
+    windowOpen = true;
+    armed = name === '' || mode === 'count' ? null : { name, mode };
+    try {
+      run(res);
+    } catch (err) {
+      thrown = err;
+    }
+    armed = null;
+    windowOpen = false;
+    record.thrown = describe(thrown);
+    if (!res.writableEnded) {
+      try {
+        res.end();
+      } catch (err) {
+        record.cleanup = describe(err);
+      }
+    }
+    // A response left open by what the scenario did (a throw inside end(),
+    // say) is closed after a while, on both sides alike.
+    const socketB = res.socket;
+    // (Counting stops there: what runs while a stuck response waits is the
+    // clock's, not the scenario's.)
+    const stuckB = setTimeout(() => {
+      record.closedB = true;
+      counting = false;
+      socketB.destroy();
+    }, 400);
+    const finish = () => {
+      clearTimeout(stuckB);
+      counting = false;
+      if (WHEN === 'each' && name !== '') unwrap(name);
+      const socketA = held.socket;
+      if (!held.writableEnded) {
+        try {
+          held.end('A-default');
+        } catch (err) {
+          record.cleanupA = describe(err);
+        }
+      }
+      const stuckA = setTimeout(() => {
+        record.closedA = true;
+        if (socketA !== null) socketA.destroy();
+      }, 400);
+      // (A few milliseconds for the closed connections' parsers to go back
+      // to Node's free list: the next request then finds one, on both sides.)
+      const report = () => setTimeout(() => {
+        clearTimeout(stuckA);
+        record.fired = fired;
+        record.counts = { ...counts };
+        record.window = { ...inWindow };
+        record.uncaught = uncaught.splice(0);
+        say(`R ${stringify(record)}`);
+      }, 5);
+      if (heldClosed === true) report();
+      else heldClosed = report;
+    };
+    if (socketB === null || socketB.destroyed) setImmediate(finish);
+    else socketB.once('close', () => setImmediate(finish));
+  });
+  server.listen(0, '127.0.0.1', () => {
+    say(`port ${server.address().port}`);
+    say(`targets ${stringify([...targets.keys()])}`);
+  });
+}
+
+handleHolders().then((handle) => {
+  collect([...HOLDERS, ...handle]);
+  const bulk = [...targets.keys()].filter((n) => !SKIP.has(n));
+  if (WHEN === 'before') for (const n of bulk) wrap(n);
+  main();
+  if (WHEN === 'after') for (const n of bulk) wrap(n);
+});
