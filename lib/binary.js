@@ -147,7 +147,7 @@ function fromPackage(key, version, io) {
     return {
       failed: `its binary package, ${name}, is not installed` +
         (other ? ` (${other} is: node_modules was installed for another platform)` : ''),
-      remedy: 'npm installs it with onewrite unless node_modules was made on another machine or for another ' +
+      remedy: `npm installs ${name} with onewrite unless node_modules was made on another machine or for another ` +
         `platform (a Mac's copied into a Docker image; npm's --os, --cpu or --libc: install on this machine, or with ` +
         `${npmFlags(key)}) or without optional dependencies (--omit=optional, --no-optional, a lockfile made ` +
         `without them): install onewrite again with them, or build a binary here: ${BUILD_HINT}`,

@@ -152,9 +152,10 @@ function prepack() {
   const failed = buildBinaries(keys);
   if (failed.length > 0) {
     const can = keys.filter((k) => !failed.includes(k));
+    const platforms = can.length > 0 ? can.join(',') : '<platforms>';
     say(`refusing to pack: no binary for ${failed.join(', ')} (above). Install the toolchains ` +
-      '(scripts/toolchains.sh), or pack without them: ' +
-      (can.length > 0 ? `ONEWRITE_PLATFORMS=${can.join(',')} npm pack` : 'ONEWRITE_PLATFORMS=<platforms> npm pack'));
+      `(scripts/toolchains.sh), or pack without them: ONEWRITE_PLATFORMS=${platforms} npm run pack:all ` +
+      `(every tarball), or ONEWRITE_PLATFORMS=${platforms} npm pack (onewrite's alone)`);
     return 1;
   }
   // A pack that stopped half-way left its backup: that is the original.

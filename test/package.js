@@ -147,7 +147,8 @@ for (const file of DECOYS) {
 function expectedFiles() {
   const files = ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'index.js', 'index.d.ts',
     'register.js', 'register.mjs', 'csrc/onewrite.gypi'];
-  for (const dir of ['lib', 'cli', 'bin']) {
+  // (docs/: the README's links work where the package is installed.)
+  for (const dir of ['lib', 'cli', 'bin', 'docs']) {
     for (const f of fs.readdirSync(path.join(PKG, dir), { recursive: true })) {
       if (fs.statSync(path.join(PKG, dir, f)).isFile()) files.push(`${dir}/${f}`);
     }
@@ -527,7 +528,7 @@ t.test('d. the main package alone: it loads, stays off, says what to do, and cha
   // onewrite/register says once that it is off, with a code; says nothing
   // when that was asked for; and fails the start under ONEWRITE_STRICT=1.
   const node = (args, env = {}) => run(process.execPath, args, { cwd: app, env: { ...NO_CC_ENV, ...env }, timeout: 60000 });
-  const warning = /\[ONEWRITE_INACTIVE\] Warning: onewrite is not active: the native addon could not be loaded: .*; Node's own code serves every response\. To turn it on: npm installs it with onewrite unless/;
+  const warning = /\[ONEWRITE_INACTIVE\] Warning: onewrite is not active: the native addon could not be loaded: .*; Node's own code serves every response\. To turn it on: npm installs @onewrite\/[a-z0-9-]+ with onewrite unless/;
   for (const [label, args] of [['-r', ['-r', 'onewrite/register', '-e', '1']],
     ['--import', ['--import', 'onewrite/register', '-e', '1']]]) {
     const r = await node(args);
