@@ -100,7 +100,9 @@ t.test('GC window: the pinned young generation, the window\'s GCs and bytes', as
   const s = await startServer({ script: def.script, args: def.args, nodeFlags: gc.nodeFlags('pinned'), preload: [gc.PROBE] });
   let figures;
   try {
-    await getMany(s.port, 500); // before the window: not in it
+    // Before the window, not in it: V8 compiles and pretenures while the
+    // server warms, allocating outside the young generation.
+    await getMany(s.port, 4000);
     const start = await gc.mark(s, 'start');
     await getMany(s.port, 3000);
     const end = await gc.mark(s, 'end');
@@ -114,8 +116,9 @@ t.test('GC window: the pinned young generation, the window\'s GCs and bytes', as
   t.ok(figures.scavenges > 0, `scavenges seen (${figures.scavenges})`);
   t.ok(figures.bytesPerRequest > 500 && figures.bytesPerRequest < 50000, `bytes per request (${Math.round(figures.bytesPerRequest)})`);
   t.equal(figures.allocMethod, typeof require('node:v8').getHeapStatistics().total_allocated_bytes === 'number' ? 'counter' : 'trace');
-  // A scavenge per semi-space filled: allocation and GC count agree.
-  t.ok(figures.bytesPerScavenge > 1024 * 1024 && figures.bytesPerScavenge < 3 * 1024 * 1024, 'about 2 MiB allocated per scavenge');
+  // A scavenge per semi-space filled: allocation and GC count agree.  Bytes
+  // V8 still places in old space (code, pretenured sites) come on top.
+  t.ok(figures.bytesPerScavenge > 1024 * 1024 && figures.bytesPerScavenge < 3 * 1024 * 1024, `about 2 MiB allocated per scavenge (${Math.round(figures.bytesPerScavenge / 1024)} KiB)`);
 });
 
 t.test('GC trace lines of Node 20 to 26', async (t) => {
