@@ -284,6 +284,19 @@ t.test('each page opens by saying who it is for', async (t) => {
   }
 });
 
+// The README leads with figures from docs/performance.md's current table:
+// every count and ratio of its first paragraph is there too.
+t.test('the README\'s headline figures are those of "The figures now"', async (t) => {
+  const readme = read('README.md');
+  const from = readme.indexOf('<!-- figure:');
+  const headline = readme.slice(from, readme.indexOf('\n\n', from));
+  const perf = read('docs/performance.md');
+  const now = perf.slice(perf.indexOf('## The figures now'), perf.indexOf('\n## ', perf.indexOf('## The figures now') + 1));
+  const figures = [...headline.matchAll(/\d+(?:,\d{3})+|\d\.\d\dx|\d\.\d\d(?=[ ,;]| and)/g)].map((m) => m[0]);
+  t.ok(figures.length >= 8, `the headline's figures: ${figures.join(' ')}`);
+  for (const f of figures) t.ok(now.includes(f), `${f} is in docs/performance.md, "The figures now"`);
+});
+
 t.test('the README stays a page a user reads in minutes', async (t) => {
   const words = read('README.md').split(/\s+/).filter(Boolean).length;
   t.ok(words <= 2100, `README.md: ${words} words`);
