@@ -9,7 +9,7 @@
 // to Node).
 
 const t = require('tap');
-const { REFUSED, SHAPES, MODES, child, compare, report } = require('./helpers/reentry-run');
+const { REFUSED, SHAPES, child, compare, scenariosFor, report } = require('./helpers/reentry-run');
 
 t.test('what onewrite refuses, each wrapped alone after load: every scenario as stock', async (t) => {
   const stock = child(false, 'each', []);
@@ -18,20 +18,14 @@ t.test('what onewrite refuses, each wrapped alone after load: every scenario as 
   const { targets } = await ours.ready;
   const refused = REFUSED.filter((n) => targets.includes(n));
   t.ok(refused.length > REFUSED.length - 4, `refused targets found: ${refused.length} of ${REFUSED.length}`);
-  // Each counted alone in every shape; armed in every mode in the shapes
-  // where either side calls it inside the handler.
-  const counting = [];
-  for (const target of refused) for (const shape of SHAPES) counting.push([target, 'count', shape]);
-  const called = new Set();
-  const list = [];
-  const differ = await compare(stock, ours, counting, (target, s, o, shape) => {
-    if (!s.window[target] && !o.window[target]) return;
-    called.add(target);
-    for (const mode of MODES) list.push([target, mode, shape]);
-  });
+  // Each counted alone in every shape (only it is wrapped: the window
+  // counts it alone); armed in every mode in the shapes where either side
+  // calls it inside the handler.
+  const counting = refused.flatMap((target) => SHAPES.map((shape) => [target, 'count', shape]));
+  const { list, called, differ, counted } = await scenariosFor(stock, ours, counting);
   differ.push(...await compare(stock, ours, list));
-  t.ok(called.size > 10, `refused targets called inside the handlers: ${called.size}`);
-  report(t, differ, `${counting.length + list.length} scenarios`);
+  t.ok(called.length > 10, `refused targets called inside the handlers: ${called.length}`);
+  report(t, differ, `${counted + list.length} scenarios`);
 });
 
 t.test('what onewrite refuses, all wrapped before load: every call Node\'s, as stock', async (t) => {
