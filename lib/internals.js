@@ -240,18 +240,27 @@ function methodOf(o, name) {
 }
 
 // Why the socket's write path is not Node's own, from write() to the
-// handle, or null (20 22 24 26).  `socket` has a handle (the caller asked).
+// handle, or null (20 22 24 26).  The handle is read once, last:
+// net.Socket's _handle is a getter, whose load of a symbol V8 has seen on
+// every kind of socket (~200 instructions each time, Node 20).
 function socketPathRefusal(socket) {
-  if (socketWrite === null || socket.write !== socketWrite) return 'socket.write replaced';
-  if (!socketCorksAreWritables(socket)) return 'socket.cork or uncork replaced';
+  if (socketWrite === null || socket.write !== socketWrite) return pathRefusal(socket, 'socket.write replaced');
+  if (!socketCorksAreWritables(socket)) return pathRefusal(socket, 'socket.cork or uncork replaced');
   if (socketWriteOne === null || socket._write !== socketWriteOne ||
       socketWriteMany === null || socket._writev !== socketWriteMany ||
       socketWriteGeneric === null || socket._writeGeneric !== socketWriteGeneric ||
       socketUnrefTimer === null || socket._unrefTimer !== socketUnrefTimer) {
-    return 'socket._write, _writev or _writeGeneric replaced';
+    return pathRefusal(socket, 'socket._write, _writev or _writeGeneric replaced');
   }
-  if (!handleWritesAreNodes(socket._handle)) return "socket handle's write methods replaced";
+  const handle = socket._handle;
+  if (handle == null) return 'socket without a handle';
+  if (!handleWritesAreNodes(handle)) return "socket handle's write methods replaced";
   return null;
+}
+// A stream that is not a net.Socket (a test's Duplex) has other methods and
+// no handle: the second is the reason told.
+function pathRefusal(socket, why) {
+  return socket._handle == null ? 'socket without a handle' : why;
 }
 
 // Buffer.prototype.latin1Write(string, offset): the bytes of a one-byte
@@ -879,10 +888,6 @@ function socketOwner(socket) {
   return socket._httpMessage;
 }
 
-function hasHandle(socket) {
-  return socket._handle != null;
-}
-
 
 // Node's _send, _writeRaw and _flushOutput (which _writeRaw calls to write a
 // head queued apart from bytes), not replaced on the response or its class:
@@ -982,7 +987,6 @@ module.exports = {
   socketBuffered,
   socketCorked,
   socketHighWaterMark,
-  hasHandle,
   socketPathRefusal,
   pendingData,
   sendIsNodes,

@@ -67,7 +67,6 @@ function socketRefusal(res, flushing = false) {
   if (internals.socketOwner(socket) !== res) return 'pipelined';
   if (socket.destroyed) return 'socket destroyed';
   if (!socket.writable) return 'socket not writable';
-  if (!internals.hasHandle(socket)) return 'socket without a handle';
   const path = internals.socketPathRefusal(socket);
   if (path !== null) return path;
   if (!internals.sendIsNodes(res)) return '_send replaced';

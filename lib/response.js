@@ -31,6 +31,7 @@ const { SEEN_EXPECT } = require('./slots');
 const {
   ArrayBufferIsView, ArrayIsArray, FunctionPrototypeCall, ObjectGetOwnPropertyDescriptor, ObjectKeys,
   RegExpPrototypeTest, SetPrototypeHas, StringPrototypeToLowerCase, newSet, replacedBuiltin,
+  replacedForHead,
 } = require('./primordials');
 
 const { originals, LINE, PHRASE_FIRST } = internals;
@@ -104,14 +105,15 @@ function dataRefusal(res, chunk, encoding) {
 
 // A builtin Node's own code calls live on this path was replaced
 // (lib/primordials.js): the call goes to Node, whose code runs the
-// replacement where and as often as it always does.
-function builtinRefusal(method) {
-  if (replacedBuiltin() === null) return false;
+// replacement where and as often as it always does.  `replaced`: the
+// check for the method (replacedForHead where it only builds a head).
+function builtinRefusal(method, replaced = replacedBuiltin) {
+  if (replaced() === null) return false;
   fallback('builtin replaced', method);
   return true;
 }
 
-// fn called on self with the first n of a, b, c: what
+// fn called on self with the first n (arguments.length) of a, b, c: what
 // ReflectApply(fn, self, arguments) does, for the arguments the method
 // declares (Node's own methods declare the same, and read no more).  A
 // method that hands its arguments object on, even on a path not taken,
@@ -119,9 +121,6 @@ function builtinRefusal(method) {
 // request under callgrind on Node 26, with its GC); the count alone costs
 // nothing.  So a wrapper called in Node's place is given the call's
 // arguments up to the declared ones (README, "Where onewrite differs").
-function declared(n, most) {
-  return n > most ? most : n;
-}
 function forward(fn, self, n, a, b, c) {
   if (n === 0) return FunctionPrototypeCall(fn, self);
   if (n === 1) return FunctionPrototypeCall(fn, self, a);
@@ -185,7 +184,8 @@ function fastWriteHead(set, res, n, statusCode, reason, obj) {
     return forward(originals.writeHead, res, n, statusCode, reason, obj);
   }
   if (!set.gate.on || internals.headerRendered(res) ||
-      (typeof statusCode !== 'number' && typeof statusCode !== 'string') || builtinRefusal('writeHead')) {
+      (typeof statusCode !== 'number' && typeof statusCode !== 'string') ||
+      builtinRefusal('writeHead', replacedForHead)) {
     return forward(originals.writeHead, res, n, statusCode, reason, obj);
   }
   const code = statusCode | 0;
@@ -301,7 +301,9 @@ function fastStoreHeader(set, res, firstLine, headers) {
   let seen = -1;
   guard.busy = true;
   try {
-    if (typeof firstLine === 'string' && !builtinRefusal('_storeHeader')) seen = head.storeHeader(res, firstLine, headers);
+    if (typeof firstLine === 'string' && !builtinRefusal('_storeHeader', replacedForHead)) {
+      seen = head.storeHeader(res, firstLine, headers);
+    }
   } finally {
     guard.busy = false;
   }
@@ -443,16 +445,16 @@ function nodeUncork(res, why) {
 function makeMethods(gate, global = null) {
   const set = makeSet(gate, global);
   function writeHead(statusCode, reason, obj) {
-    return fastWriteHead(set, this, declared(arguments.length, 3), statusCode, reason, obj);
+    return fastWriteHead(set, this, arguments.length, statusCode, reason, obj);
   }
   function _storeHeader(firstLine, headers) {
     return fastStoreHeader(set, this, firstLine, headers);
   }
   function end(chunk, encoding, callback) {
-    return fastEnd(set, this, declared(arguments.length, 3), chunk, encoding, callback);
+    return fastEnd(set, this, arguments.length, chunk, encoding, callback);
   }
   function write(chunk, encoding, callback) {
-    return fastWrite(set, this, declared(arguments.length, 3), chunk, encoding, callback);
+    return fastWrite(set, this, arguments.length, chunk, encoding, callback);
   }
   function uncork() {
     return fastUncork(set, this);
