@@ -248,9 +248,14 @@ t.test('a socket that is not a real net.Socket is left to Node', async (t) => {
     return new Promise((resolve) => setImmediate(() => resolve(Buffer.concat(written).toString('latin1'))));
   }
   const before = counters();
+  const why = 'socket without a handle';
+  const reasonBefore = reasons()[why] || 0;
   const fast = await run(onewrite.ServerResponse);
   const after = counters();
   t.equal(fast, await run(http.ServerResponse), 'same bytes as stock');
   t.equal(after.ends, before.ends, 'no fast end');
   t.ok(after.endsToNode > before.endsToNode, 'Node ended it');
+  // Its write() is Writable's, as a net.Socket's, its _write() its own:
+  // the reason told is the missing handle.
+  t.ok((reasons()[why] || 0) > reasonBefore, `counted as '${why}'`, { fallbacks: reasons() });
 });
