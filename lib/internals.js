@@ -239,6 +239,9 @@ function methodOf(o, name) {
   return undefined;
 }
 
+// The reason told for a socket with no handle, or a stream that is not one.
+const NO_HANDLE = 'socket without a handle';
+
 // Why the socket's write path is not Node's own, from write() to the
 // handle, or null (20 22 24 26).  The handle is read once, last:
 // net.Socket's _handle is a getter, whose load of a symbol V8 has seen on
@@ -253,14 +256,14 @@ function socketPathRefusal(socket) {
     return pathRefusal(socket, 'socket._write, _writev or _writeGeneric replaced');
   }
   const handle = socket._handle;
-  if (handle == null) return 'socket without a handle';
+  if (handle == null) return NO_HANDLE;
   if (!handleWritesAreNodes(handle)) return "socket handle's write methods replaced";
   return null;
 }
 // A stream that is not a net.Socket (a test's Duplex) has other methods and
 // no handle: the second is the reason told.
 function pathRefusal(socket, why) {
-  return socket._handle == null ? 'socket without a handle' : why;
+  return socket._handle == null ? NO_HANDLE : why;
 }
 
 // Buffer.prototype.latin1Write(string, offset): the bytes of a one-byte
