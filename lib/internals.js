@@ -89,12 +89,16 @@ const kEndCallbacks = findSymbol(probeMessage, 'kEndCallbacks'); //             
 const kWritableFinished = findSymbol(probeMessage, 'kWritableFinished'); //       24 26
 const kFlushError = findSymbol(probeMessage, 'kFlushError'); //                   24 26
 const kUniqueHeaders = findSymbol(probeServer, 'kUniqueHeaders'); //        20 22 24 26
+// A socket's handle, where net keeps it: its _handle getter reads it, and
+// its write path (writeGeneric) reads it itself.  Found on a socket made
+// with no handle, which opens nothing.
+const kHandle = findSymbol(new net.Socket(), 'kHandle'); //                 20 22 24 26
 
 // What a supported Node must offer; anything missing disables the package.
 function missing() {
   const problems = [];
   const need = { kOutHeaders, kCorked, kNeedDrain, kBytesWritten, kErrored, kHighWaterMark,
-    kRejectBody, kUniqueHeaders };
+    kRejectBody, kUniqueHeaders, kHandle };
   if (LINE >= 22) Object.assign(need, { kChunkedBuffer, kChunkedLength, kSocket });
   if (LINE >= 24) Object.assign(need, { kEndCallbacks, kWritableFinished, kFlushError });
   for (const [name, symbol] of Object.entries(need)) if (symbol === undefined) problems.push(name);
@@ -243,9 +247,12 @@ function methodOf(o, name) {
 const NO_HANDLE = 'socket without a handle';
 
 // Why the socket's write path is not Node's own, from write() to the
-// handle, or null (20 22 24 26).  The handle is read once, last:
-// net.Socket's _handle is a getter, whose load of a symbol V8 has seen on
-// every kind of socket (~200 instructions each time, Node 20).
+// handle, or null (20 22 24 26).  The handle is read last, from net's own
+// field (kHandle), which its write path reads too; not through the
+// _handle getter: a getter put there runs as often as without onewrite,
+// and V8 has seen the getter's load of the symbol on every kind of
+// socket (megamorphic: ~200 instructions, Node 20), where this load sees
+// only the sockets responses write to.
 function socketPathRefusal(socket) {
   if (socketWrite === null || socket.write !== socketWrite) return pathRefusal(socket, 'socket.write replaced');
   if (!socketCorksAreWritables(socket)) return pathRefusal(socket, 'socket.cork or uncork replaced');
@@ -255,7 +262,7 @@ function socketPathRefusal(socket) {
       socketUnrefTimer === null || socket._unrefTimer !== socketUnrefTimer) {
     return pathRefusal(socket, 'socket._write, _writev or _writeGeneric replaced');
   }
-  const handle = socket._handle;
+  const handle = socket[kHandle];
   if (handle == null) return NO_HANDLE;
   if (!handleWritesAreNodes(handle)) return "socket handle's write methods replaced";
   return null;
@@ -263,7 +270,7 @@ function socketPathRefusal(socket) {
 // A stream that is not a net.Socket (a test's Duplex) has other methods and
 // no handle: the second is the reason told.
 function pathRefusal(socket, why) {
-  return socket._handle == null ? NO_HANDLE : why;
+  return socket[kHandle] == null ? NO_HANDLE : why;
 }
 
 // Buffer.prototype.latin1Write(string, offset): the bytes of a one-byte

@@ -137,3 +137,52 @@ for (const [name, [answer, moves]] of Object.entries(PENDING)) {
     'the handler ran; with stock Node the count moved where the head is not merged');
   });
 }
+
+// ---- the socket's _handle getter ----------------------------------------------
+
+// An accessor an agent puts on the socket's _handle (counting, answering
+// the handle) runs as often as with stock Node: the fast paths read the
+// handle where net's write path reads it, from its own field, and not
+// through the getter.  Shapes whose end() writes in one socket write.
+const net = require('node:net');
+const nodeHandle = Object.getOwnPropertyDescriptor(net.Socket.prototype, '_handle');
+const HANDLE_READS = {
+  'writeHead, end(string)': (res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '4' });
+    res.end('data');
+  },
+  'end(string), implicit head': (res) => res.end('data'),
+  'writeHead, end(Buffer)': (res) => {
+    res.writeHead(200, { 'Content-Length': '4' });
+    res.end(Buffer.from('data'));
+  },
+  'chunked write(string), then end()': (res) => {
+    res.write('data');
+    res.end();
+  },
+};
+for (const [name, answer] of Object.entries(HANDLE_READS)) {
+  t.test(`the socket's _handle getter: ${name}`, async (t) => {
+    check(t, await runPair({
+      request: CLOSE,
+      handler(req, res, { log }) {
+        const socket = res.socket;
+        const reads = { n: 0 };
+        Object.defineProperty(socket, '_handle', {
+          configurable: true,
+          get() {
+            reads.n++;
+            return nodeHandle.get.call(this);
+          },
+          set(v) {
+            nodeHandle.set.call(this, v);
+          },
+        });
+        answer(res);
+        log.push(['after end', reads.n]);
+        res.on('finish', () => log.push(['finish', reads.n]));
+      },
+    }), "the getter ran as often as in Node", (stock) => stock.log.some((e) => e[0] === 'finish' && e[1] > 0),
+    'with stock Node the getter ran');
+  });
+}
