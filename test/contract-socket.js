@@ -182,7 +182,7 @@ for (const [name, answer] of Object.entries(HANDLE_READS)) {
         log.push(['after end', reads.n]);
         res.on('finish', () => log.push(['finish', reads.n]));
       },
-    }), "the getter ran as often as in Node", (stock) => stock.log.some((e) => e[0] === 'finish' && e[1] > 0),
+    }), 'the getter ran as often as in Node', (stock) => stock.log.some((e) => e[0] === 'finish' && e[1] > 0),
     'with stock Node the getter ran');
   });
 }
