@@ -62,6 +62,36 @@ function statusInChild() {
   }
 }
 
+// `from` copied to `to` by a rename: a copy beside `to`, then renamed over
+// it.  A process that has the old binary loaded keeps its file (its own
+// inode) and goes on serving; copied over in place, the loaded code would
+// change under it (a changed build killed a serving app with SIGTRAP).
+// Windows does not rename over a loaded DLL: the old file is moved aside
+// first (it may be renamed, not deleted, while loaded) and left for the
+// next build to remove.
+function replaceFile(from, to) {
+  const dir = path.dirname(to);
+  fs.mkdirSync(dir, { recursive: true });
+  const next = path.join(dir, `.${path.basename(to)}.${process.pid}.new`);
+  fs.copyFileSync(from, next);
+  try {
+    fs.renameSync(next, to);
+  } catch (err) {
+    if (process.platform !== 'win32' || !fs.existsSync(to)) {
+      fs.rmSync(next, { force: true });
+      throw err;
+    }
+    for (const old of fs.readdirSync(dir)) {
+      if (!old.startsWith(`.${path.basename(to)}.`) || !old.endsWith('.old')) continue;
+      try {
+        fs.rmSync(path.join(dir, old));
+      } catch {} // still loaded by a running app
+    }
+    fs.renameSync(to, path.join(dir, `.${path.basename(to)}.${process.pid}.old`));
+    fs.renameSync(next, to);
+  }
+}
+
 function main(args, { out = process.stdout, err = process.stderr } = {}) {
   if (args.includes('--help') || args.includes('-h')) {
     out.write(`${HELP}\n`);
@@ -93,10 +123,7 @@ function main(args, { out = process.stdout, err = process.stderr } = {}) {
     out.write(`onewrite build: node-gyp rebuild (${gyp}) for ${path.join(ROOT, 'csrc')}\n`);
     r = spawnSync(process.execPath, [gyp, 'rebuild', `--directory=${scratch}`],
       { cwd: scratch, stdio: ['ignore', 'inherit', 'inherit'] });
-    if (r.status === 0 && fs.existsSync(built)) {
-      fs.mkdirSync(path.dirname(OUTPUT), { recursive: true });
-      fs.copyFileSync(built, OUTPUT);
-    }
+    if (r.status === 0 && fs.existsSync(built)) replaceFile(built, OUTPUT);
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
@@ -110,4 +137,4 @@ function main(args, { out = process.stdout, err = process.stderr } = {}) {
   return 0;
 }
 
-module.exports = { main, findNodeGyp, OUTPUT, HELP };
+module.exports = { main, findNodeGyp, replaceFile, OUTPUT, HELP };
