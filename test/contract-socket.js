@@ -186,3 +186,73 @@ for (const [name, answer] of Object.entries(HANDLE_READS)) {
     'with stock Node the getter ran');
   });
 }
+
+// ---- the socket's writableLength getter ----------------------------------------
+
+// A getter put on the socket's writableLength runs as often as with stock
+// Node, and what it answers changes no byte: the fast paths' own decisions
+// (may small bytes be copied next to the head) read the socket's
+// _writableState, not Writable's getter.  One getter counts and forwards;
+// one answers a length the socket does not hold (1) and, when first read,
+// writes into the socket itself (the buffer it describes changes).
+const nodeLength = Object.getOwnPropertyDescriptor(require('node:stream').Writable.prototype, 'writableLength');
+const LENGTH_GETTERS = {
+  counting: () => function get() {
+    return nodeLength.get.call(this);
+  },
+  'answering 1, writing when first read': (log) => {
+    let first = true;
+    return function get() {
+      if (first) {
+        first = false;
+        log.push(['wrote from the getter', this.write('')]);
+      }
+      return 1;
+    };
+  },
+};
+const LENGTH_READS = {
+  'writeHead, end(Buffer)': (res) => {
+    res.writeHead(200, { 'Content-Length': '10' });
+    res.end(Buffer.from('0123456789'));
+  },
+  'end(Buffer), implicit head': (res) => res.end(Buffer.from('0123456789')),
+  'writeHead, end(string)': (res) => {
+    res.writeHead(200, { 'Content-Length': '10' });
+    res.end('0123456789');
+  },
+  'chunked end(Buffer)': (res) => {
+    res.setHeader('Transfer-Encoding', 'chunked');
+    res.end(Buffer.from('0123456789'));
+  },
+  'write(Buffer) with a Content-Length, then end()': (res) => {
+    res.setHeader('Content-Length', '10');
+    res.write(Buffer.from('0123456789'));
+    res.end();
+  },
+};
+for (const [getterName, makeGetter] of Object.entries(LENGTH_GETTERS)) {
+  for (const [name, answer] of Object.entries(LENGTH_READS)) {
+    t.test(`the socket's writableLength getter, ${getterName}: ${name}`, async (t) => {
+      check(t, await runPair({
+        request: CLOSE,
+        handler(req, res, { log }) {
+          const socket = res.socket;
+          const get = makeGetter(log);
+          const reads = { n: 0 };
+          Object.defineProperty(socket, 'writableLength', {
+            configurable: true,
+            get() {
+              reads.n++;
+              return get.call(this);
+            },
+          });
+          attempt(log, 'answer', () => answer(res));
+          log.push(['after end', reads.n]);
+          res.on('finish', () => log.push(['finish', reads.n]));
+        },
+      }), 'the bytes, and the getter\'s runs, as in Node', (stock) => stock.log.some((e) => e[0] === 'finish'),
+      'with stock Node the response finished');
+    });
+  }
+}
