@@ -7,6 +7,9 @@
 // rounds print CPU per request and req/s with numbers; the chart is an SVG.
 // An app on a fixed port that prints nothing is found by the port its
 // process listens on, quickly, and --port names the port among several.
+// Without autocannon (an optional peer dependency) the byte check is the
+// run: exit 0 and one line that says the load rounds were skipped and how
+// to get them; a difference still exits 1.
 // Then what a user meets when something is off: an answer that differs
 // (exit 1, the difference shown, no load), an answer that varies by
 // itself, an app that dies before it listens or during the load, a wrong
@@ -34,12 +37,12 @@ t.setTimeout(300000);
 const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'onewrite-compare-test-'));
 t.teardown(() => fs.rmSync(TMP, { recursive: true, force: true }));
 
-// bin/onewrite.js with `args`, under `env -i` (tap's hooks in NODE_OPTIONS
-// stay out of the command and of the apps it starts).
-function onewrite(args, { cwd = TMP, timeout = 60000 } = {}) {
+// bin/onewrite.js (or `bin`) with `args`, under `env -i` (tap's hooks in
+// NODE_OPTIONS stay out of the command and of the apps it starts).
+function onewrite(args, { cwd = TMP, timeout = 60000, bin = BIN, home = os.homedir() } = {}) {
   return new Promise((resolve) => {
-    const child = spawn('/usr/bin/env', ['-i', `PATH=${process.env.PATH}`, `HOME=${os.homedir()}`,
-      process.execPath, BIN, ...args], { cwd });
+    const child = spawn('/usr/bin/env', ['-i', `PATH=${process.env.PATH}`, `HOME=${home}`,
+      process.execPath, bin, ...args], { cwd });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -194,13 +197,13 @@ t.test('--port where another server listens already: refused before the app star
 
 t.test('an answer that differs is reported as a bug, with the difference, and no load runs', async (t) => {
   // A stand-in for a onewrite bug: /tell answers differently when end() is
-  // onewrite's (Node's is inherited from OutgoingMessage).  The app ignores
-  // PORT and prints the port it got.
+  // onewrite's (Node's own calls its write_()).  The app ignores PORT and
+  // prints the port it got.
   const app = path.join(TMP, 'differs.js');
   fs.writeFileSync(app, `
 const http = require('node:http');
 const server = http.createServer((req, res) => {
-  if (req.url === '/tell') res.end(Object.hasOwn(http.ServerResponse.prototype, 'end') ? 'patched' : 'stock');
+  if (req.url === '/tell') res.end(String(http.OutgoingMessage.prototype.end).includes('write_(') ? 'stock' : 'patched');
   else if (req.url === '/random') res.end(String(Math.random()));
   else res.end('same');
 });
@@ -217,6 +220,55 @@ server.listen(0, '127.0.0.1', () => console.log('listening on http://127.0.0.1:'
   t.match(r.stdout, /two stock answers differ already/, 'and is not blamed on onewrite');
   t.match(r.stdout, /this is a bug in onewrite/, 'the difference is called a bug in onewrite');
   t.notMatch(r.stdout, /^Load:/m, 'no load was run');
+});
+
+t.test('without autocannon: the byte check alone, exit 0, the skipped load said; a difference still exits 1', async (t) => {
+  // onewrite as a user without autocannon has it: the package's files
+  // (and this checkout's binary) in a folder with no node_modules above it,
+  // run from another such folder, HOME one too (~/.node_modules).
+  const pkg = path.join(TMP, 'no-autocannon', 'node_modules', 'onewrite');
+  for (const f of ['package.json', 'index.js', 'register.js', 'register.mjs', 'lib', 'cli', 'bin']) {
+    fs.cpSync(path.join(ROOT, f), path.join(pkg, f), { recursive: true });
+  }
+  const binary = require('../lib/native').file;
+  if (!binary) return t.fail('no onewrite binary loads here: nothing to compare');
+  fs.mkdirSync(path.join(pkg, 'build', 'Release'), { recursive: true });
+  fs.copyFileSync(binary, path.join(pkg, 'build', 'Release', 'onewrite.node'));
+  const home = path.join(TMP, 'no-autocannon', 'home');
+  fs.mkdirSync(home);
+  const findable = (() => {
+    try {
+      return require.resolve('autocannon', { paths: [path.join(pkg, 'cli', 'compare'), home] });
+    } catch {
+      return null;
+    }
+  })();
+  if (findable) return t.fail(`autocannon is found from ${pkg} anyway (${findable}): cannot hide it here`);
+
+  const app = path.join(TMP, 'plain.js');
+  fs.writeFileSync(app, `
+require('node:http').createServer((req, res) => res.end('hello')).listen(Number(process.env.PORT), '127.0.0.1');
+`);
+  const bin = path.join(pkg, 'bin', 'onewrite.js');
+  const r = await onewrite(['compare', app, '--path', '/'], { bin, home, cwd: home });
+  t.equal(r.code, 0, 'the byte check passed: exit status 0', { stdout: r.stdout, stderr: r.stderr.slice(-3000) });
+  t.match(lineOf(r.stdout, '/'), /identical\s+\d+ bytes\s+fast paths: head, end$/, 'the byte check ran');
+  t.match(r.stdout, /^Load rounds skipped: autocannon is not installed \(npm install --no-save autocannon\)\.$/m,
+    'one line says the load rounds were skipped, and how to get them');
+  t.notMatch(r.stdout, /^Load:/m, 'no load was run');
+  t.notMatch(r.stdout, /^chart:/m, 'and no chart written');
+
+  // A difference is still a failure (a stand-in bug, as in the test below).
+  const differs = path.join(TMP, 'differs-alone.js');
+  fs.writeFileSync(differs, `
+const http = require('node:http');
+http.createServer((req, res) => res.end(String(http.OutgoingMessage.prototype.end).includes('write_(') ? 'stock' : 'patched'))
+  .listen(Number(process.env.PORT), '127.0.0.1');
+`);
+  const d = await onewrite(['compare', differs, '--path', '/'], { bin, home, cwd: home });
+  t.equal(d.code, 1, 'an answer that differs: exit status 1, autocannon or not');
+  t.match(lineOf(d.stdout, '/'), /DIFFERENT/, 'reported different');
+  t.notMatch(d.stdout, /Load rounds skipped/, 'and not passed off as a byte check that passed');
 });
 
 t.test('an app that dies before it listens: a clear error with its output', async (t) => {

@@ -39,7 +39,8 @@ ${Object.entries(OPTIONS).map(([name, o]) => {
     return `${flag.padEnd(24)}${o.help}${o.default ? ` (default ${o.default})` : ''}`;
   }).join('\n')}
 
-Exit status: 0 when done, 1 when the answers differ or something failed, 2 for a wrong command line.`;
+Exit status: 0 when done (after the byte check alone when autocannon is not installed),
+1 when the answers differ or something failed, 2 for a wrong command line.`;
 
 function number(name, text, { integer, min, max = Infinity }) {
   const n = Number(text);

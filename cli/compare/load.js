@@ -10,7 +10,9 @@ const path = require('node:path');
 const { pinned, CLIENT_CPU, cpuSeconds } = require('./cpu');
 
 const CLIENT = path.join(__dirname, 'client.js');
-const MISSING = 'onewrite compare needs autocannon to drive the load: npm install --no-save autocannon';
+// Said after a byte check that passed, when autocannon is not there: the
+// check is the result then, and the load rounds are what was left out.
+const MISSING = 'Load rounds skipped: autocannon is not installed (npm install --no-save autocannon).';
 
 // autocannon's entry point, or null when it is not installed.
 function findAutocannon() {
