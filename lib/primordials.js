@@ -27,92 +27,110 @@
 // a replaced one would run a different number of times, so the fast paths
 // hand the call to Node while any of them is not the original:
 // replacedBuiltin() below, checked on every fast call.  One replaced
-// before onewrite loaded is told by its source, read with this realm's own
+// before onewrite loaded is told by its source, read with the new realm's
 // Function.prototype.toString.
+//
+// Every builtin of this realm onewrite takes at load is read once, by its
+// descriptor, and that value is the one checked and kept: an accessor
+// there is never run, and counts as replaced.  node:vm's own functions,
+// which make the new realm, are checked too (makeRealm).
 
 const vm = require('node:vm');
+const receiver = require('./global');
 
-// The table of builtins, as source run in a realm: each entry the function
-// lib/ calls (uncurried where it is a method), and the builtins it is made
-// of, each with its name, which tell V8's own (isNative below).  Objects
-// lib/ keeps are made with the `new*` entries.
+// The table, built in the new realm from its own globals: nothing there
+// is anyone's but V8's.  SPEC says what lib/ takes, by key: [key, kind,
+// holder, name].  kind: 'fn' the property's value; 'method' its value
+// uncurried (called with the receiver first); 'getter' the getter of an
+// accessor, uncurried; 'call' Function.prototype.call uncurried.  The
+// holder is a path from the global object ('TypedArray.prototype' is
+// %TypedArray%.prototype); a name '@@x' is the well-known Symbol.x.
+// choose() below reads the same from this realm.
 const SOURCE = `'use strict';
 (() => {
-  const { bind, call, toString } = Function.prototype;
+  const SPEC = [
+    ['ReflectApply', 'fn', 'Reflect', 'apply'],
+    ['FunctionPrototypeCall', 'call'],
+    ['FunctionPrototypeToString', 'method', 'Function.prototype', 'toString'],
+    ['ArrayIsArray', 'fn', 'Array', 'isArray'],
+    ['ArrayBufferIsView', 'fn', 'ArrayBuffer', 'isView'],
+    ['ArrayPrototypeSlice', 'method', 'Array.prototype', 'slice'],
+    ['ArrayPrototypeJoin', 'method', 'Array.prototype', 'join'],
+    ['ArrayPrototypeIncludes', 'method', 'Array.prototype', 'includes'],
+    ['MathFloor', 'fn', 'Math', 'floor'],
+    ['MathMax', 'fn', 'Math', 'max'],
+    ['NumberIsInteger', 'fn', 'Number', 'isInteger'],
+    ['NumberPrototypeToString', 'method', 'Number.prototype', 'toString'],
+    ['ObjectKeys', 'fn', 'Object', 'keys'],
+    ['ObjectGetOwnPropertySymbols', 'fn', 'Object', 'getOwnPropertySymbols'],
+    ['ObjectGetPrototypeOf', 'fn', 'Object', 'getPrototypeOf'],
+    // V8's own __proto__ getter reads an object's map, where
+    // Object.getPrototypeOf calls into the runtime.  (--disable-proto may
+    // have taken it away: then ObjectGetPrototypeOf.)
+    ['ObjectGetProto', 'getter', 'Object.prototype', '__proto__'],
+    ['ObjectDefineProperty', 'fn', 'Object', 'defineProperty'],
+    ['ObjectHasOwn', 'fn', 'Object', 'hasOwn'],
+    ['ObjectFreeze', 'fn', 'Object', 'freeze'],
+    ['ObjectAssign', 'fn', 'Object', 'assign'],
+    ['ObjectCreate', 'fn', 'Object', 'create'],
+    ['StringPrototypeToLowerCase', 'method', 'String.prototype', 'toLowerCase'],
+    ['StringPrototypeCharCodeAt', 'method', 'String.prototype', 'charCodeAt'],
+    ['StringPrototypeSlice', 'method', 'String.prototype', 'slice'],
+    ['StringPrototypeIncludes', 'method', 'String.prototype', 'includes'],
+    ['StringPrototypeStartsWith', 'method', 'String.prototype', 'startsWith'],
+    ['StringPrototypeSplit', 'method', 'String.prototype', 'split'],
+    ['StringPrototypeReplaceAll', 'method', 'String.prototype', 'replaceAll'],
+    ['SetPrototypeHas', 'method', 'Set.prototype', 'has'],
+    ['SetPrototypeAdd', 'method', 'Set.prototype', 'add'],
+    ['MapPrototypeGet', 'method', 'Map.prototype', 'get'],
+    ['MapPrototypeSet', 'method', 'Map.prototype', 'set'],
+    ['TypedArrayPrototypeSlice', 'method', 'TypedArray.prototype', 'slice'],
+    ['TypedArrayPrototypeSet', 'method', 'TypedArray.prototype', 'set'],
+    ['TypedArrayPrototypeGetLength', 'getter', 'TypedArray.prototype', 'length'],
+    ['TypedArrayPrototypeGetByteLength', 'getter', 'TypedArray.prototype', 'byteLength'],
+    ['TypedArrayPrototypeGetSymbolToStringTag', 'getter', 'TypedArray.prototype', '@@toStringTag'],
+    ['SymbolPrototypeGetDescription', 'getter', 'Symbol.prototype', 'description'],
+    ['DatePrototypeToUTCString', 'method', 'Date.prototype', 'toUTCString'],
+    ['DatePrototypeGetMilliseconds', 'method', 'Date.prototype', 'getMilliseconds'],
+  ];
+
+  const { bind, call } = Function.prototype;
   const uncurryThis = bind.bind(call);
   const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
-  const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
-  const getterOf = (o, name) => ObjectGetOwnPropertyDescriptor(o, name).get;
+  const holder = (path) => (path === 'TypedArray.prototype'
+    ? Object.getPrototypeOf(Uint8Array.prototype)
+    : path.split('.').reduce((o, part) => o[part], globalThis));
+  const key = (name) => (name.startsWith('@@') ? Symbol[name.slice(2)] : name);
+  const shown = (property) => (typeof property === 'symbol' ? '[' + property.description + ']' : property);
+  const toString = uncurryThis(Function.prototype.toString);
   const table = { __proto__: null };
-  const made = { __proto__: null };
-  // An entry: fn, made of the natives [function, name, ...].
-  const entry = (key, fn, ...natives) => {
-    table[key] = fn;
-    made[key] = natives;
-  };
-  const method = (key, o, name) => entry(key, uncurryThis(o[name]), bind, 'bind', call, 'call', o[name], name);
-  const getter = (key, o, name, shown = name) =>
-    entry(key, uncurryThis(getterOf(o, name)), bind, 'bind', call, 'call', getterOf(o, name), 'get ' + shown);
-  entry('ReflectApply', Reflect.apply, Reflect.apply, 'apply');
-  entry('FunctionPrototypeCall', uncurryThis(call), bind, 'bind', call, 'call');
-  method('FunctionPrototypeToString', Function.prototype, 'toString');
-  entry('ArrayIsArray', Array.isArray, Array.isArray, 'isArray');
-  entry('ArrayBufferIsView', ArrayBuffer.isView, ArrayBuffer.isView, 'isView');
-  method('ArrayPrototypeSlice', Array.prototype, 'slice');
-  method('ArrayPrototypeJoin', Array.prototype, 'join');
-  method('ArrayPrototypeIncludes', Array.prototype, 'includes');
-  entry('MathFloor', Math.floor, Math.floor, 'floor');
-  entry('MathMax', Math.max, Math.max, 'max');
-  entry('NumberIsInteger', Number.isInteger, Number.isInteger, 'isInteger');
-  method('NumberPrototypeToString', Number.prototype, 'toString');
-  entry('ObjectKeys', Object.keys, Object.keys, 'keys');
-  entry('ObjectGetOwnPropertySymbols', Object.getOwnPropertySymbols, Object.getOwnPropertySymbols,
-    'getOwnPropertySymbols');
-  entry('ObjectGetPrototypeOf', Object.getPrototypeOf, Object.getPrototypeOf, 'getPrototypeOf');
-  // V8's own __proto__ getter reads an object's map, where
-  // Object.getPrototypeOf calls into the runtime.  (--disable-proto may
-  // have taken it away.)
-  const proto = ObjectGetOwnPropertyDescriptor(Object.prototype, '__proto__');
-  if (proto !== undefined && typeof proto.get === 'function' &&
-      uncurryThis(toString)(proto.get) === 'function get __proto__() { [native code] }') {
-    getter('ObjectGetProto', Object.prototype, '__proto__');
-  } else {
-    entry('ObjectGetProto', Object.getPrototypeOf, Object.getPrototypeOf, 'getPrototypeOf');
+  for (const [name, kind, path, property] of SPEC) {
+    if (kind === 'call') {
+      table[name] = uncurryThis(call);
+      continue;
+    }
+    const d = ObjectGetOwnPropertyDescriptor(holder(path), key(property));
+    if (kind === 'fn') table[name] = d.value;
+    else if (kind === 'method') table[name] = uncurryThis(d.value);
+    else if (d !== undefined && toString(d.get) === 'function get ' + shown(property) + '() { [native code] }') {
+      table[name] = uncurryThis(d.get);
+    }
   }
-  entry('ObjectDefineProperty', Object.defineProperty, Object.defineProperty, 'defineProperty');
-  entry('ObjectHasOwn', Object.hasOwn, Object.hasOwn, 'hasOwn');
-  entry('ObjectFreeze', Object.freeze, Object.freeze, 'freeze');
-  entry('ObjectAssign', Object.assign, Object.assign, 'assign');
-  entry('ObjectCreate', Object.create, Object.create, 'create');
-  method('StringPrototypeToLowerCase', String.prototype, 'toLowerCase');
-  method('StringPrototypeCharCodeAt', String.prototype, 'charCodeAt');
-  method('StringPrototypeSlice', String.prototype, 'slice');
-  method('StringPrototypeIncludes', String.prototype, 'includes');
-  method('StringPrototypeStartsWith', String.prototype, 'startsWith');
-  method('StringPrototypeSplit', String.prototype, 'split');
-  method('SetPrototypeHas', Set.prototype, 'has');
-  method('SetPrototypeAdd', Set.prototype, 'add');
-  method('MapPrototypeGet', Map.prototype, 'get');
-  method('MapPrototypeSet', Map.prototype, 'set');
-  method('TypedArrayPrototypeSlice', TypedArrayPrototype, 'slice');
-  method('TypedArrayPrototypeSet', TypedArrayPrototype, 'set');
-  getter('TypedArrayPrototypeGetLength', TypedArrayPrototype, 'length');
-  getter('TypedArrayPrototypeGetByteLength', TypedArrayPrototype, 'byteLength');
-  getter('TypedArrayPrototypeGetSymbolToStringTag', TypedArrayPrototype, Symbol.toStringTag,
-    '[Symbol.toStringTag]');
-  getter('SymbolPrototypeGetDescription', Symbol.prototype, 'description');
-  method('DatePrototypeToUTCString', Date.prototype, 'toUTCString');
-  method('DatePrototypeGetMilliseconds', Date.prototype, 'getMilliseconds');
+  // (--disable-proto: __proto__ is gone, or a getter that throws.)
+  table.ObjectGetProto ??= Object.getPrototypeOf;
   return {
     __proto__: null,
+    SPEC,
     table,
-    made,
     // Regular expressions and their exec(), from one realm (V8's fast path
     // for exec() wants a regular expression of its own realm).
     RegExpPrototypeExec: uncurryThis(RegExp.prototype.exec),
     // Descriptors made in the realm: a property a descriptor lacks (get,
     // set, value) is looked up on a prototype no user code can reach.
     ObjectGetOwnPropertyDescriptor,
+    ObjectGetPrototypeOf: Object.getPrototypeOf,
+    SymbolIterator: Symbol.iterator,
+    'Symbol@@toStringTag': Symbol.toStringTag,
     // Objects of the realm, whose prototypes no user code can reach.
     newArray: (n) => (n === undefined ? [] : new Array(n).fill(null)),
     newSet: (...values) => new Set(values),
@@ -124,15 +142,93 @@ const SOURCE = `'use strict';
   };
 })()`;
 
-// A new context whose global object has no prototype: a name the source
-// looks up is found on that context's own global, never on an object of
-// this realm (a property the user put on Object.prototype, say).
-const realm = vm.runInContext(SOURCE, vm.createContext({ __proto__: null }));
+// The new realm, made by node:vm's own functions as Node calls them (no
+// options object of this realm, whose prototype Node would read), then
+// checked with the new realm's own tools: node:vm's createContext is a
+// data property holding Node's function (a line of its source), the Script
+// class used is Node's and its runInContext too, and the native
+// runInContext that Script's calls through `super` is V8's.  vm.Script may
+// be a subclass of Node's (dd-trace, loaded first, puts one there that
+// publishes the code it compiles): Node's own class is then found up its
+// chain with the first realm's tools, and a realm made again with it, so
+// that the one kept was made by no constructor but Node's.  Anything else
+// (node:vm patched by code loaded first, say, to edit what it answers)
+// throws: onewrite stays off and says why (lib/install.js).  Nothing of
+// this realm is called on the way: no builtin a polyfill or an agent may
+// have wrapped.  A context whose global has no prototype: a name the
+// source looks up is found on that context's own global, never on an
+// object of this realm.
+const SCRIPT_LINE = 'class Script extends ContextifyScript {';
+function makeRealm() {
+  const { createContext, Script: Given } = vm;
+  const first = new Given(SOURCE).runInContext(createContext({ __proto__: null }));
+  const Script = nodesScript(first, Given);
+  const made = Script === Given ? first : new Script(SOURCE).runInContext(createContext({ __proto__: null }));
+
+  // The checks, with the new realm's tools.
+  const { includes, source, valueOf, protoOf } = toolsOf(made);
+  const ScriptPrototype = valueOf(Script, 'prototype');
+  const ContextifyScriptPrototype = ScriptPrototype === undefined ? null : protoOf(ScriptPrototype);
+  const checks = [
+    ['createContext', valueOf(vm, 'createContext') === createContext &&
+      includes(source(createContext), 'makeContext(contextObject, name, origin, strings, wasm')],
+    ['Script', nodesScript(made, valueOf(vm, 'Script')) === Script],
+    ['Script.prototype.runInContext',
+      includes(source(valueOf(ScriptPrototype, 'runInContext')), 'ReflectApply(super.runInContext, this, args)')],
+    ["Script's native runInContext",
+      source(valueOf(ContextifyScriptPrototype, 'runInContext')) === 'function runInContext() { [native code] }'],
+  ];
+  for (let i = 0; i < checks.length; i++) {
+    if (!checks[i][1]) {
+      throw new Error(`node:vm's ${checks[i][0]} was replaced before onewrite loaded: ` +
+        'no untouched realm to take builtins from');
+    }
+  }
+  return made;
+}
+
+// What makeRealm() reads functions and properties with, from a realm.
+function toolsOf(made) {
+  const { FunctionPrototypeToString: toString, StringPrototypeIncludes: includes,
+    StringPrototypeStartsWith: startsWith } = made.table;
+  const source = (fn) => {
+    try {
+      return toString(fn);
+    } catch {
+      return '';
+    }
+  };
+  const valueOf = (o, name) => {
+    if (o === null || (typeof o !== 'object' && typeof o !== 'function')) return undefined;
+    const d = made.ObjectGetOwnPropertyDescriptor(o, name);
+    return d === undefined || d.get !== undefined || d.set !== undefined ? undefined : d.value;
+  };
+  return { includes, startsWith, source, valueOf, protoOf: made.ObjectGetPrototypeOf };
+}
+
+// Node's own Script class: `given`, or the first class up its chain whose
+// source is Node's; else `given` (which the checks then refuse).
+function nodesScript(made, given) {
+  const { startsWith, source, protoOf } = toolsOf(made);
+  for (let c = given, depth = 0; depth < 5 && typeof c === 'function'; depth++, c = protoOf(c)) {
+    if (startsWith(source(c), SCRIPT_LINE)) return c;
+  }
+  return given;
+}
+const realm = makeRealm();
 const { RegExpPrototypeExec } = realm;
 const FunctionPrototypeToString = realm.table.FunctionPrototypeToString;
-const { StringPrototypeIncludes, ArrayIsArray } = realm.table;
+const { StringPrototypeIncludes, StringPrototypeSplit, ArrayIsArray } = realm.table;
+const ObjectGetOwnPropertyDescriptor = realm.ObjectGetOwnPropertyDescriptor;
 
-
+// The value of o's own data property `name`, read by its descriptor (a
+// getter there is not run), or undefined where it is an accessor or
+// absent.
+function dataOf(o, name) {
+  if (o === null || (typeof o !== 'object' && typeof o !== 'function')) return undefined;
+  const d = ObjectGetOwnPropertyDescriptor(o, name);
+  return d === undefined || d.get !== undefined || d.set !== undefined ? undefined : d.value;
+}
 
 // `re` matches somewhere in `s` (RegExp.prototype.test looks up exec on
 // the object at every call; exec itself does not).
@@ -175,8 +271,10 @@ function hasLine(fn, line) {
 
 // Buffer and process are getters on globalThis (Node 20-26): each use of the
 // global calls one (~150 instructions a use on Node 26).  Node's own code
-// holds the objects themselves; so does onewrite.
-const { Buffer } = require('node:buffer');
+// holds the objects themselves; so does onewrite.  (Read from the modules
+// by their descriptors; lib/internals.js says what is missing without
+// them.)
+const Buffer = dataOf(require('node:buffer'), 'Buffer');
 const process = require('node:process');
 
 // util.types.isProxy, Node's native function (V8 offers no builtin that
@@ -184,7 +282,7 @@ const process = require('node:process');
 // code (named on 20, unnamed on 22-26) that answers as isProxy does.
 // Otherwise (replaced before onewrite loaded) everything is taken for a
 // Proxy, and what a fast path would walk goes to Node.
-const nodeIsProxy = require('node:util/types').isProxy;
+const nodeIsProxy = dataOf(require('node:util/types'), 'isProxy');
 const isProxy = (isNative(nodeIsProxy, 'isProxy') || sourceOf(nodeIsProxy) === 'function () { [native code] }') &&
   nodeIsProxy(realm.newProxy()) === true && nodeIsProxy(realm.newArray()) === false
   ? nodeIsProxy : () => true;
@@ -195,60 +293,93 @@ function isUint8Array(value) {
   return builtins.TypedArrayPrototypeGetSymbolToStringTag(value) === 'Uint8Array';
 }
 
-const StringPrototype = String.prototype;
-const ArrayPrototype = Array.prototype;
-const RegExpPrototype = RegExp.prototype;
-const FunctionPrototype = Function.prototype;
-const NumberPrototype = Number.prototype;
-const ObjectPrototype = Object.prototype;
-const BufferPrototype = Buffer.prototype;
-const DatePrototype = Date.prototype;
-const SetPrototype = Set.prototype;
-const ITERATOR = Symbol.iterator;
+// This realm's intrinsic prototypes, as Node's own code meets them: those
+// of primitives by wrapping one in a function that is not strict (it gets
+// the wrapper of its own realm), of literals by making one, the others
+// from their constructors on the global object, each read by its
+// descriptor and taken only where it is V8's own (native, of its name).
+const here = receiver();
+const wrapped = (primitive) => realm.table.ReflectApply(receiver, primitive, realm.newArray());
+function constructorHere(name) {
+  const c = dataOf(here, name);
+  return isNative(c, name) ? c : undefined;
+}
+const protoOf = realm.ObjectGetPrototypeOf;
+const NONE = realm.newArray(); // where a constructor was not V8's own: nothing found on it
+const StringPrototype = protoOf(wrapped(''));
+const NumberPrototype = protoOf(wrapped(0));
+const ArrayPrototype = protoOf([]);
+const ObjectPrototype = protoOf({});
+const FunctionPrototype = protoOf(receiver);
+const RegExpPrototype = protoOf(/x/);
+const DatePrototype = dataOf(constructorHere('Date'), 'prototype') ?? NONE;
+const SetPrototype = dataOf(constructorHere('Set'), 'prototype') ?? NONE;
+const BufferPrototype = dataOf(Buffer, 'prototype') ?? NONE;
+// %Error%, whose stackTraceLimit V8 reads and whose captureStackTrace
+// lib/stack.js calls: the global Error when it is V8's own and its
+// prototype is the one V8 gives the errors it makes.
+const ErrorIntrinsic = (() => {
+  const ctor = constructorHere('Error');
+  let made = null;
+  try {
+    null.x; // eslint-disable-line no-unused-expressions
+  } catch (err) {
+    made = err;
+  }
+  return ctor !== undefined && protoOf(protoOf(made)) === dataOf(ctor, 'prototype') ? ctor : undefined;
+})();
+const ErrorCaptureStackTrace = isNative(dataOf(ErrorIntrinsic, 'captureStackTrace'), 'captureStackTrace')
+  ? dataOf(ErrorIntrinsic, 'captureStackTrace') : undefined;
+const ITERATOR = realm.SymbolIterator;
 
 // The builtins Node's http and stream code calls live on the paths the
 // fast methods take over (found by test/builtins.js on Node 20, 22, 24 and
 // 26), as found at load, each with what tells the original: V8's own
 // builtin of that name, or a line of Node's source for Node's functions
 // (on 20 some of Buffer's are native methods, on 22 JavaScript, on 24 and
-// 26 small JavaScript wrappers).
+// 26 small JavaScript wrappers).  Each is read once, by its descriptor:
+// an accessor there is not run, and counts as replaced.
 const LIVE = [
-  ['String.prototype.toLowerCase', StringPrototype.toLowerCase, 'toLowerCase'],
-  ['String.prototype.charCodeAt', StringPrototype.charCodeAt, 'charCodeAt'],
-  ['String.prototype.slice', StringPrototype.slice, 'slice'],
-  ['RegExp.prototype.exec', RegExpPrototype.exec, 'exec'],
-  ['RegExp.prototype.test', RegExpPrototype.test, 'test'],
-  ['Array.prototype.push', ArrayPrototype.push, 'push'],
-  ['Array.prototype.pop', ArrayPrototype.pop, 'pop'],
-  ['Array.prototype.shift', ArrayPrototype.shift, 'shift'],
-  ['Array.prototype.unshift', ArrayPrototype.unshift, 'unshift'],
-  ['Array.prototype.join', ArrayPrototype.join, 'join'],
-  ['Array.prototype.toString', ArrayPrototype.toString, 'toString'],
-  ['Array.prototype[Symbol.iterator]', ArrayPrototype[ITERATOR], 'values'],
-  ['Function.prototype.call', FunctionPrototype.call, 'call'],
-  ['Function.prototype.apply', FunctionPrototype.apply, 'apply'],
-  ['Function.prototype.bind', FunctionPrototype.bind, 'bind'],
-  ['Number.prototype.toString', NumberPrototype.toString, 'toString'],
-  ['Object.prototype.valueOf', ObjectPrototype.valueOf, 'valueOf'],
-  ['Buffer.byteLength', Buffer.byteLength, { line: 'isArrayBufferView(string) || isAnyArrayBuffer(string)' }],
-  ['Buffer.from', Buffer.from, { line: 'return fromString(value, encodingOrOffset)' }],
-  ['Buffer.isEncoding', Buffer.isEncoding, { line: 'normalizeEncoding(encoding) !== undefined' }],
-  ['Buffer.prototype.toString', BufferPrototype.toString, { line: 'function toString(encoding, start, end) {' }],
-  ['Buffer.prototype.latin1Write', BufferPrototype.latin1Write,
+  ['String.prototype.toLowerCase', StringPrototype, 'toLowerCase', 'toLowerCase'],
+  ['String.prototype.charCodeAt', StringPrototype, 'charCodeAt', 'charCodeAt'],
+  ['String.prototype.slice', StringPrototype, 'slice', 'slice'],
+  ['RegExp.prototype.exec', RegExpPrototype, 'exec', 'exec'],
+  ['RegExp.prototype.test', RegExpPrototype, 'test', 'test'],
+  ['Array.prototype.push', ArrayPrototype, 'push', 'push'],
+  ['Array.prototype.pop', ArrayPrototype, 'pop', 'pop'],
+  ['Array.prototype.shift', ArrayPrototype, 'shift', 'shift'],
+  ['Array.prototype.unshift', ArrayPrototype, 'unshift', 'unshift'],
+  ['Array.prototype.join', ArrayPrototype, 'join', 'join'],
+  ['Array.prototype.toString', ArrayPrototype, 'toString', 'toString'],
+  ['Array.prototype[Symbol.iterator]', ArrayPrototype, ITERATOR, 'values'],
+  ['Function.prototype.call', FunctionPrototype, 'call', 'call'],
+  ['Function.prototype.apply', FunctionPrototype, 'apply', 'apply'],
+  ['Function.prototype.bind', FunctionPrototype, 'bind', 'bind'],
+  ['Number.prototype.toString', NumberPrototype, 'toString', 'toString'],
+  ['Object.prototype.valueOf', ObjectPrototype, 'valueOf', 'valueOf'],
+  ['Buffer.byteLength', Buffer, 'byteLength', { line: 'isArrayBufferView(string) || isAnyArrayBuffer(string)' }],
+  ['Buffer.from', Buffer, 'from', { line: 'return fromString(value, encodingOrOffset)' }],
+  ['Buffer.isEncoding', Buffer, 'isEncoding', { line: 'normalizeEncoding(encoding) !== undefined' }],
+  ['Buffer.prototype.toString', BufferPrototype, 'toString', { line: 'function toString(encoding, start, end) {' }],
+  ['Buffer.prototype.latin1Write', BufferPrototype, 'latin1Write',
     { name: 'latin1Write', line: ['function latin1Write(string, offset = 0, length = this.byteLength) {',
       'function(string, offset, length) { return latin1Write(this, string, offset, length); }'] }],
-  ['Buffer.prototype.utf8Write', BufferPrototype.utf8Write,
+  ['Buffer.prototype.utf8Write', BufferPrototype, 'utf8Write',
     { name: 'utf8Write', line: ['function utf8Write(string, offset = 0, length = this.byteLength) {',
       'function(string, offset, length) { return utf8Write(this, string, offset, length); }'] }],
-  ['Buffer.prototype.utf8Slice', BufferPrototype.utf8Slice,
+  ['Buffer.prototype.utf8Slice', BufferPrototype, 'utf8Slice',
     { name: 'utf8Slice', line: 'function(start, end) { return utf8Slice(this, start, end); }' }],
-  ['Date.prototype.toUTCString', DatePrototype.toUTCString, 'toUTCString'],
-  ['Date.prototype.getMilliseconds', DatePrototype.getMilliseconds, 'getMilliseconds'],
-  ['Set.prototype.has', SetPrototype.has, 'has'],
+  ['Date.prototype.toUTCString', DatePrototype, 'toUTCString', 'toUTCString'],
+  ['Date.prototype.getMilliseconds', DatePrototype, 'getMilliseconds', 'getMilliseconds'],
+  ['Set.prototype.has', SetPrototype, 'has', 'has'],
   // Node's stream code calls it for every write's callback, the fast
   // paths for fewer writes.
-  ['process.nextTick', process.nextTick, { line: "validateFunction(callback, 'callback');" }],
+  ['process.nextTick', process, 'nextTick', { line: "validateFunction(callback, 'callback');" }],
 ];
+for (let i = 0; i < LIVE.length; i++) {
+  const entry = LIVE[i];
+  LIVE[i] = [entry[0], dataOf(entry[1], entry[2]), entry[3]];
+}
 
 function isOriginal(fn, how) {
   if (typeof how === 'string') return isNative(fn, how);
@@ -371,39 +502,71 @@ function whichReplaced() {
   return null;
 }
 
-// The builtins lib/ calls: this realm's own where each native it is made
-// of is V8's own (a function JavaScript wrote never prints as native
-// code, and the source is read with the other realm's toString): V8's
-// optimising compiler inlines a builtin of the caller's own realm, and
-// not one of another; else the untouched realm's.  Either way none is a
-// replacement, whenever it was made: each is taken now, once.
+// The builtins lib/ calls: this realm's own where what each is made of is
+// V8's own (read once, by its descriptor, from this realm's intrinsics,
+// and checked native and named: a function JavaScript wrote never prints
+// as native code, and the source is read with the other realm's
+// toString): V8's optimising compiler inlines a builtin of the caller's
+// own realm, and not one of another; else the untouched realm's.  Either
+// way none is a replacement, whenever it was made: each is taken now,
+// once.
 function choose() {
-  let here = null;
-  try {
-    here = vm.runInThisContext(SOURCE);
-  } catch {
-    here = null;
-  }
+  const { SPEC } = realm;
+  const apply = realm.table.ReflectApply;
+  const bind = dataOf(FunctionPrototype, 'bind');
+  const call = dataOf(FunctionPrototype, 'call');
+  const uncurryThis = isNative(bind, 'bind') && isNative(call, 'call') ? apply(bind, bind, [call]) : null;
+  const prototypes = {
+    __proto__: null,
+    'Function.prototype': FunctionPrototype,
+    'Array.prototype': ArrayPrototype,
+    'Object.prototype': ObjectPrototype,
+    'String.prototype': StringPrototype,
+    'Number.prototype': NumberPrototype,
+    'Symbol.prototype': protoOf(wrapped(ITERATOR)),
+  };
+  const holder = (path) => {
+    if (path in prototypes) return prototypes[path];
+    if (path === 'Reflect' || path === 'Math') return dataOf(here, path);
+    if (path === 'TypedArray.prototype') {
+      const typed = dataOf(constructorHere('Uint8Array'), 'prototype');
+      return typed === undefined ? undefined : protoOf(typed);
+    }
+    const parts = StringPrototypeSplit(path, '.');
+    const ctor = constructorHere(parts[0]);
+    return parts.length === 2 ? dataOf(ctor, 'prototype') : ctor;
+  };
   const chosen = { __proto__: null };
-  const keys = ObjectKeysOf(realm.table);
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i];
-    chosen[key] = here !== null && allNative(here.made[key]) ? here.table[key] : realm.table[key];
+  for (let i = 0; i < SPEC.length; i++) {
+    const spec = SPEC[i];
+    const key = spec[0];
+    chosen[key] = realm.table[key];
+    if (uncurryThis === null) continue;
+    if (spec[1] === 'call') {
+      chosen[key] = uncurryThis(call);
+      continue;
+    }
+    const name = spec[3];
+    const property = StringPrototypeStartsWith(name, '@@') ? realm[`Symbol${name}`] : name;
+    const o = holder(spec[2]);
+    if (o === null || (typeof o !== 'object' && typeof o !== 'function')) continue;
+    const d = ObjectGetOwnPropertyDescriptor(o, property);
+    if (d === undefined) continue;
+    if (spec[1] === 'getter') {
+      if (isNative(d.get, `get ${name === '@@toStringTag' ? '[Symbol.toStringTag]' : name}`)) chosen[key] = uncurryThis(d.get);
+    } else if (d.get === undefined && d.set === undefined && isNative(d.value, name)) {
+      chosen[key] = spec[1] === 'method' ? uncurryThis(d.value) : d.value;
+    }
   }
   return chosen;
 }
-function allNative(natives) {
-  if (natives === undefined) return false;
-  for (let i = 0; i < natives.length; i += 2) {
-    if (!isNative(natives[i], natives[i + 1])) return false;
-  }
-  return true;
-}
-const ObjectKeysOf = realm.table.ObjectKeys;
+const { StringPrototypeStartsWith } = realm.table;
 const builtins = choose();
 
 module.exports = {
   ...builtins,
+  ErrorIntrinsic: ErrorCaptureStackTrace === undefined ? undefined : ErrorIntrinsic,
+  ErrorCaptureStackTrace,
   RegExpPrototypeExec,
   ObjectGetOwnPropertyDescriptor: realm.ObjectGetOwnPropertyDescriptor,
   newArray: realm.newArray,
@@ -413,6 +576,7 @@ module.exports = {
   newUint8Array: realm.newUint8Array,
   newDate: realm.newDate,
   RegExpPrototypeTest,
+  dataOf,
   sourceOf,
   isNative,
   isProxy,
