@@ -1,18 +1,22 @@
 'use strict';
 
-// Decides whether the fast paths can run here, puts them on
-// http.ServerResponse.prototype (install) or on a subclass, takes them off
-// again (uninstall), and says what it did (status, register's warning).
+// Decides whether the fast paths can run here, puts them where Node has
+// its own methods (install: writeHead on http.ServerResponse.prototype;
+// end, write, uncork and _storeHeader on http.OutgoingMessage.prototype,
+// each in place, its descriptor's attributes kept, so that what a for...in
+// or a descriptor shows is Node's), or on a subclass, takes them off again
+// (uninstall), and says what it did (status, register's warning,
+// NODE_DEBUG=onewrite).
 //
 // Other modules' wrappers are kept: a method found wrapped at install()
-// (an APM agent loaded first) is left in place, and the fast path that
-// would replace it stays off; a wrapper put around one of onewrite's
+// (an APM agent loaded first) is left in place, the fast path that would
+// replace it stays off, and status().left says which module and how to
+// load the two so that it stays on; a wrapper put around one of onewrite's
 // methods after install() stays in place at uninstall(), and onewrite's
-// method inside it then does what Node's does; a method of Node's that is
-// replaced after install() on OutgoingMessage.prototype (end, write,
-// uncork, _storeHeader) is the one onewrite calls from then on.
+// method inside it then does what Node's does.
 
 const http = require('node:http');
+const { debuglog } = require('node:util');
 const platforms = require('./platforms');
 
 // What reads Node's internals, makes the untouched realm and loads the
@@ -20,10 +24,11 @@ const platforms = require('./platforms');
 // a Node method replaced by code loaded first, a context vm cannot make)
 // leaves onewrite off, with the reason, and the app starts as it would
 // without it.  (The binary is checked before it is loaded: lib/binary.js.)
-const { internals, native, stats, setupError } = setUp();
+const { internals, native, stats, setupError, primordials } = setUp();
 function setUp() {
   try {
     return {
+      primordials: require('./primordials'),
       internals: require('./internals'),
       native: require('./native'),
       stats: require('./stats'),
@@ -31,6 +36,17 @@ function setUp() {
     };
   } catch (err) {
     return {
+      // (Off: what is called is this realm's, whatever it is now.)
+      primordials: {
+        ArrayPrototypeJoin: (a, sep) => a.join(sep),
+        ObjectDefineProperty: Object.defineProperty,
+        ObjectGetOwnPropertyDescriptor: Object.getOwnPropertyDescriptor,
+        ObjectKeys: Object.keys,
+        StringPrototypeStartsWith: (s, p) => String(s).startsWith(p),
+        StringPrototypeIncludes: (s, p) => String(s).includes(p),
+        StringPrototypeReplaceAll: (s, a, b) => String(s).replaceAll(a, b),
+        newArray: () => [],
+      },
       internals: null,
       native: { binding: null, error: null, remedy: null, file: null },
       stats: { snapshot: () => ({}), fallbackSnapshot: () => ({}) },
@@ -38,6 +54,10 @@ function setUp() {
     };
   }
 }
+const {
+  ArrayPrototypeJoin, ObjectDefineProperty, ObjectGetOwnPropertyDescriptor, ObjectKeys, StringPrototypeIncludes,
+  StringPrototypeReplaceAll, StringPrototypeStartsWith, newArray,
+} = primordials;
 
 // Why the fast paths cannot run here, or null.  Checked once, at load.
 function whyUnavailable({ disable, runtime = 'Node', versionProblem = null, binding, error, missing, setupError = null }) {
@@ -45,11 +65,9 @@ function whyUnavailable({ disable, runtime = 'Node', versionProblem = null, bind
   if (setupError !== null) {
     return `onewrite could not set itself up here: ${firstLine(setupError)}`;
   }
-  if (!runtime.startsWith('Node')) {
-    return missing.length > 0
-      ? `${runtime} is not Node.js: it lacks what onewrite relies on: ${missing.join(', ')}`
-      : `${runtime} is not Node.js, the only runtime onewrite is tested on`;
-  }
+  // (What another runtime lacks of Node's internals is not listed: none
+  // of it is a fault of that runtime's.)
+  if (!StringPrototypeStartsWith(runtime, 'Node')) return `${runtime} is not Node.js, whose http internals onewrite works on`;
   if (versionProblem !== null) return versionProblem;
   if (missing.length > 0) return `this Node lacks what onewrite relies on: ${missing.join(', ')}`;
   if (!binding) {
@@ -153,99 +171,184 @@ const ERRORS_USED = {
   uncork: [],
 };
 
+// ---- what is said of a method left in place ---------------------------------
+
+// The APM agents whose wrappers a user is likely to meet, told by where
+// their code was loaded from, with the preload their documentation gives
+// (what comes after onewrite's in the command to copy).
+const AGENTS = [
+  ['dd-trace', '/node_modules/dd-trace/', '-r dd-trace/init'],
+  ['New Relic', '/node_modules/newrelic/', '-r newrelic'],
+  ['Elastic APM', '/node_modules/elastic-apm-node/', '-r elastic-apm-node/start'],
+  ['OpenTelemetry', '/node_modules/@opentelemetry/instrumentation-http/', '-r ./your-otel-setup.js'],
+  ['Sentry', '/node_modules/@sentry/node/', '--import ./instrument.mjs'],
+  ['AppDynamics', '/node_modules/appdynamics/', '-r ./your-appdynamics-setup.js'],
+  ['Instana', '/node_modules/@instana/collector/', '-r @instana/collector/src/immediate'],
+];
+function loadedAgent() {
+  const files = ObjectKeys(require.cache);
+  for (let i = 0; i < AGENTS.length; i++) {
+    for (let j = 0; j < files.length; j++) {
+      if (StringPrototypeIncludes(StringPrototypeReplaceAll(files[j], '\\', '/'), AGENTS[i][1])) {
+        return { name: AGENTS[i][0], preload: AGENTS[i][2] };
+      }
+    }
+  }
+  return null;
+}
+
+// What a method found wrapped at install() costs, and what keeps it.
+const EFFECT = {
+  writeHead: "Node's writeHead() runs under it (onewrite still renders the head, in _storeHeader())",
+  _storeHeader: 'heads are rendered by Node',
+  end: "end() takes Node's steps, not onewrite's one write (onewrite still renders the head)",
+  write: "write() takes Node's steps, not onewrite's one write",
+  uncork: "uncork() takes Node's steps",
+};
+// `what`: Node's functions found wrapped, where not `name` itself.
+function wrappedFirst(name, when = 'install()', what = name) {
+  const agent = loadedAgent();
+  const who = agent === null ? 'another module (an APM agent?)' : agent.name;
+  const preload = agent === null ? '-r <that module>' : agent.preload;
+  const wrapped = what === name ? `${name}()` : `${name}() (Node's ${what})`;
+  return `${wrapped} was wrapped by ${who} before ${when}: ${EFFECT[name]}. ` +
+    `To keep onewrite's ${name}(), load onewrite first: node -r onewrite/register ${preload} app.js`;
+}
+
 // The fast methods whose Node functions are Node's own here; for the others,
 // why not.
 const notNodes = {};
 function usable(names) {
-  return names.filter((name) => {
-    const bad = RELIES_ON[name].filter((n) => !internals.pristine[n]);
-    if (bad.length > 0) notNodes[name] = `wrapped before onewrite loaded: ${bad.join(', ')}`;
-    const broken = ERRORS_USED[name].filter((e) => !internals.errorMakerWorks[e]);
-    if (bad.length === 0 && broken.length > 0) notNodes[name] = `Node's errors not made: ${broken.join(', ')}`;
-    return bad.length === 0 && broken.length === 0;
-  });
+  const out = newArray();
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i];
+    const bad = those(RELIES_ON[name], (n) => !internals.pristine[n]);
+    if (bad.length > 0) notNodes[name] = wrappedFirst(name, 'onewrite loaded', ArrayPrototypeJoin(bad, ', '));
+    const broken = those(ERRORS_USED[name], (e) => !internals.errorMakerWorks[e]);
+    if (bad.length === 0 && broken.length > 0) notNodes[name] = `Node's errors not made: ${ArrayPrototypeJoin(broken, ', ')}`;
+    if (bad.length === 0 && broken.length === 0) out[out.length] = name;
+  }
+  return out;
+}
+// The items of `list` for which `test` is true.
+function those(list, test) {
+  const out = newArray();
+  for (let i = 0; i < list.length; i++) if (test(list[i])) out[out.length] = list[i];
+  return out;
 }
 
-const PATCHED = usable(Object.keys(methods));
+const PATCHED = usable(ObjectKeys(methods));
 
-let saved = null; // own property descriptors of ServerResponse.prototype before install
+const SR = http.ServerResponse.prototype;
+const OM = http.OutgoingMessage.prototype;
+// Where Node has each method (20 22 24 26).
+const HOME = { writeHead: SR, _storeHeader: OM, end: OM, write: OM, uncork: OM };
+
+let saved = null; // Node's own descriptors, by name, before install
 const skipped = {}; // fast methods install() left out, and why
 
 function install() {
   if (response === null) return false;
   gate.on = true;
   if (saved !== null) return true;
-  const proto = http.ServerResponse.prototype;
-  saved = {};
-  for (const name of PATCHED) {
-    // A method that is not Node's own any more (a wrapper, or one of
-    // onewrite's inside a wrapper left from an earlier install) stays.
-    if (proto[name] !== internals.originals[NODE[name]]) {
-      skipped[name] = 'wrapped by another module before install(): left in place';
+  saved = { __proto__: null };
+  for (let i = 0; i < PATCHED.length; i++) {
+    const name = PATCHED[i];
+    // A method that is not Node's own any more where a response finds it
+    // (a wrapper, or one of onewrite's inside a wrapper left from an
+    // earlier install) stays.
+    if (SR[name] !== internals.originals[NODE[name]]) {
+      skipped[name] = wrappedFirst(name);
       continue;
     }
     delete skipped[name];
-    saved[name] = Object.getOwnPropertyDescriptor(proto, name);
-    putMethod(proto, name, methods[name]);
+    saved[name] = ObjectGetOwnPropertyDescriptor(HOME[name], name);
+    // Only the value changes: writable, enumerable, configurable are Node's.
+    ObjectDefineProperty(HOME[name], name, { __proto__: null, value: methods[name] });
   }
+  tellActive('installed');
   return true;
-}
-
-// A fast method on `proto`, as a method (non-enumerable, like Node's own).
-function putMethod(proto, name, fn) {
-  Object.defineProperty(proto, name, {
-    value: fn, writable: true, configurable: true, enumerable: false,
-  });
 }
 
 function uninstall() {
   if (saved === null) return false;
   gate.on = false;
-  const proto = http.ServerResponse.prototype;
-  for (const name of Object.keys(saved)) {
-    const own = Object.getOwnPropertyDescriptor(proto, name);
+  const names = ObjectKeys(saved);
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i];
+    const own = ObjectGetOwnPropertyDescriptor(HOME[name], name);
     // One wrapped since install() stays, calling onewrite's, which now
     // does what Node's does.
     if (own === undefined || own.value !== methods[name]) continue;
-    if (saved[name] === undefined) delete proto[name];
-    else Object.defineProperty(proto, name, saved[name]);
+    ObjectDefineProperty(HOME[name], name, saved[name]);
   }
   saved = null;
   return true;
 }
 
 // For http.createServer({ ServerResponse }): the fast paths on a subclass,
-// nothing global touched.  Without them it is a plain subclass.
+// nothing global touched.  Without them it is a plain subclass.  Its
+// methods have the attributes of Node's (enumerable, as Node assigns
+// them), so that a for...in over a response finds the same names.
 let subclassUsed = false;
 class ServerResponse extends http.ServerResponse {
   constructor(req, options) {
     super(req, options);
-    subclassUsed = true;
+    if (!subclassUsed) {
+      subclassUsed = true;
+      tellActive('subclass');
+    }
   }
 }
 if (always !== null) {
-  for (const name of PATCHED) putMethod(ServerResponse.prototype, name, always[name]);
+  for (let i = 0; i < PATCHED.length; i++) {
+    const name = PATCHED[i];
+    const node = ObjectGetOwnPropertyDescriptor(HOME[name], name);
+    ObjectDefineProperty(ServerResponse.prototype, name, {
+      __proto__: null, value: always[name], writable: node.writable, enumerable: node.enumerable,
+      configurable: node.configurable,
+    });
+  }
+}
+
+// ---- what is said of it --------------------------------------------------
+
+// NODE_DEBUG=onewrite: once, that onewrite is active, with what, and
+// what it left in place.
+const debug = debuglog('onewrite');
+let told = false;
+function tellActive(mode) {
+  if (told || !debug.enabled) return;
+  told = true;
+  debug('active (%s) on Node %s, binary %s', mode, process.versions.node, native.file);
+  const left = leftOut();
+  for (const name of Object.keys(left)) debug('%s left to Node: %s', name, left[name]);
 }
 
 // Node's methods on OutgoingMessage.prototype that were replaced since
-// onewrite loaded: their replacement is the one called.
+// onewrite loaded (by something other than install()): their replacement
+// is what a response calls.
 function replacedSinceLoad() {
-  const proto = http.OutgoingMessage.prototype;
   const out = [];
   for (const [name, key] of [['end', 'end'], ['write', 'write'], ['uncork', 'uncork'],
     ['_storeHeader', 'storeHeader'], ['_send', 'send'], ['_writeRaw', 'writeRaw'], ['_flushOutput', 'flushOutput']]) {
-    if (proto[name] !== internals.originals[key]) out.push(name);
+    if (OM[name] !== internals.originals[key] && OM[name] !== methods[name]) out.push(name);
   }
   return out;
 }
 
-function status() {
-  const mode = saved !== null ? 'installed' : subclassUsed && reason === null ? 'subclass' : 'off';
+function leftOut() {
   const left = { ...notNodes, ...skipped };
   for (const name of reason === null ? replacedSinceLoad() : []) {
     left[name] = 'OutgoingMessage.prototype.' + name +
       ' replaced after onewrite loaded: the replacement runs, its fast path is off';
   }
+  return left;
+}
+
+function status() {
+  const mode = saved !== null ? 'installed' : subclassUsed && reason === null ? 'subclass' : 'off';
+  const left = leftOut();
   return {
     active: mode !== 'off',
     mode,

@@ -19,10 +19,12 @@ const net = require('node:net');
 const Stream = require('node:stream');
 const { OutgoingMessage, ServerResponse } = http;
 const slots = require('./slots');
+const { tidy } = require('./stack');
 const {
-  MathFloor, ArrayPrototypeIncludes, FunctionPrototypeCall, ObjectAssign, ObjectCreate, ObjectGetOwnPropertyDescriptor, ObjectGetOwnPropertySymbols,
-  ObjectGetPrototypeOf, ObjectKeys, StringPrototypeSplit, SymbolPrototypeGetDescription, hasLine, sourceOf,
-  isNative, isProxy, newArray,
+  MathFloor, ArrayPrototypeIncludes, FunctionPrototypeCall, ObjectAssign, ObjectCreate, ObjectDefineProperty,
+  ObjectGetOwnPropertyDescriptor, ObjectGetOwnPropertySymbols, ObjectGetPrototypeOf, ObjectKeys, ReflectApply,
+  StringPrototypeSplit, StringPrototypeStartsWith, SymbolPrototypeGetDescription, hasLine, sourceOf, isNative,
+  isProxy, newArray, ArrayPrototypeJoin, ObjectFreeze, dataOf,
 } = require('./primordials');
 
 const TESTED = [20, 22, 24, 26];
@@ -44,10 +46,11 @@ const major = versionNumbers(process.versions.node)[0];
 
 // Why onewrite cannot run on Node `version`, or null.
 function versionRefusal(version) {
-  const [maj, min, patch] = versionNumbers(version);
-  if (!ArrayPrototypeIncludes(TESTED, maj)) return `Node ${version} is not a tested version (tested: ${TESTED.join(', ')})`;
-  const [a, b, c] = versionNumbers(CHECKED_FROM[maj]);
-  if (min < b || (min === b && patch < c) || maj !== a) {
+  const v = versionNumbers(version);
+  const maj = v[0];
+  if (!ArrayPrototypeIncludes(TESTED, maj)) return `Node ${version} is not a tested version (tested: ${ArrayPrototypeJoin(TESTED, ', ')})`;
+  const from = versionNumbers(CHECKED_FROM[maj]);
+  if (v[1] < from[1] || (v[1] === from[1] && v[2] < from[2]) || maj !== from[0]) {
     return `Node ${version} is older than the Node ${maj} releases onewrite was checked on (${CHECKED_FROM[maj]} and later)`;
   }
   return null;
@@ -96,26 +99,28 @@ const kHandle = findSymbol(new net.Socket(), 'kHandle'); //                 20 2
 
 // What a supported Node must offer; anything missing disables the package.
 function missing() {
-  const problems = [];
-  const need = { kOutHeaders, kCorked, kNeedDrain, kBytesWritten, kErrored, kHighWaterMark,
+  const problems = newArray();
+  const need = { __proto__: null, kOutHeaders, kCorked, kNeedDrain, kBytesWritten, kErrored, kHighWaterMark,
     kRejectBody, kUniqueHeaders, kHandle };
-  if (LINE >= 22) Object.assign(need, { kChunkedBuffer, kChunkedLength, kSocket });
-  if (LINE >= 24) Object.assign(need, { kEndCallbacks, kWritableFinished, kFlushError });
-  for (const [name, symbol] of Object.entries(need)) if (symbol === undefined) problems.push(name);
-  for (const name of ['_storeHeader', '_send', '_writeRaw', '_flushOutput', '_implicitHeader', '_finish', 'end',
-    'write', 'uncork', 'writeHead']) {
-    if (typeof ServerResponse.prototype[name] !== 'function') problems.push(name);
+  if (LINE >= 22) ObjectAssign(need, { __proto__: null, kChunkedBuffer, kChunkedLength, kSocket });
+  if (LINE >= 24) ObjectAssign(need, { __proto__: null, kEndCallbacks, kWritableFinished, kFlushError });
+  const names = ObjectKeys(need);
+  for (let i = 0; i < names.length; i++) if (need[names[i]] === undefined) problems[problems.length] = names[i];
+  const methods = ['_storeHeader', '_send', '_writeRaw', '_flushOutput', '_implicitHeader', '_finish', 'end',
+    'write', 'uncork', 'writeHead'];
+  for (let i = 0; i < methods.length; i++) {
+    if (typeof ServerResponse.prototype[methods[i]] !== 'function') problems[problems.length] = methods[i];
   }
-  if (LINE >= 24 && nodeNop === undefined) problems.push('nop');
-  if (bufferLatin1Write === null) problems.push('Buffer.prototype.latin1Write');
+  if (LINE >= 24 && nodeNop === undefined) problems[problems.length] = 'nop';
+  if (bufferLatin1Write === null) problems[problems.length] = 'Buffer.prototype.latin1Write';
   // Node's functions lib/ takes when it loads and calls itself: one
   // replaced before that (a wrapper loaded first) would run where Node's
   // code does not call it.
-  if (!hasLine(Buffer.allocUnsafe, "validateNumber(size, 'size', 0, kMaxLength);")) {
-    problems.push('Buffer.allocUnsafe (replaced before onewrite loaded)');
+  if (!hasLine(dataOf(Buffer, 'allocUnsafe'), "validateNumber(size, 'size', 0, kMaxLength);")) {
+    problems[problems.length] = 'Buffer.allocUnsafe (replaced before onewrite loaded)';
   }
-  if (!hasLine(require('node:timers').setTimeout, 'insert(timeout, timeout._idleTimeout)')) {
-    problems.push("node:timers' setTimeout (replaced before onewrite loaded)");
+  if (!hasLine(dataOf(require('node:timers'), 'setTimeout'), 'insert(timeout, timeout._idleTimeout)')) {
+    problems[problems.length] = "node:timers' setTimeout (replaced before onewrite loaded)";
   }
   return problems;
 }
@@ -277,8 +282,8 @@ function pathRefusal(socket, why) {
 // string into a Buffer, as buf.write(string, offset, 'latin1') writes them
 // without its argument checks; taken at load, so that a later change to
 // Buffer.prototype is not called.  Undocumented; there on 20 22 24 26.
-const bufferLatin1Write = typeof Buffer.prototype.latin1Write === 'function'
-  ? Buffer.prototype.latin1Write : null;
+const bufferLatin1Write = typeof dataOf(Buffer.prototype, 'latin1Write') === 'function'
+  ? dataOf(Buffer.prototype, 'latin1Write') : null;
 
 // ---- Node's errors, made by Node ------------------------------------------
 // Node's error classes are not reachable (its NodeError factories build a
@@ -388,9 +393,15 @@ const ERROR_MAKERS = {
   alreadyFinished: [['end'], 'ERR_STREAM_ALREADY_FINISHED'],
 };
 const errorMakerWorks = {};
-for (const [name, [needs, code]] of Object.entries(ERROR_MAKERS)) {
+const MAKER_NAMES = ObjectKeys(ERROR_MAKERS);
+for (let i = 0; i < MAKER_NAMES.length; i++) {
+  const name = MAKER_NAMES[i];
+  const needs = ERROR_MAKERS[name][0];
+  const code = ERROR_MAKERS[name][1];
   const make = errors[name];
-  errorMakerWorks[name] = needs.every((n) => pristine[n]);
+  let works = true;
+  for (let j = 0; j < needs.length; j++) works &&= pristine[needs[j]];
+  errorMakerWorks[name] = works;
   errors[name] = (a, b) => {
     let err;
     try {
@@ -398,10 +409,13 @@ for (const [name, [needs, code]] of Object.entries(ERROR_MAKERS)) {
     } catch {
       err = undefined;
     }
-    if (typeof err === 'object' && err !== null && err.code === code) return err;
-    const own = new Error(`${code} (onewrite could not have this Node make its own error)`);
-    own.code = code;
-    return own;
+    if (typeof err !== 'object' || err === null || err.code !== code) {
+      err = new Error(`${code} (onewrite could not have this Node make its own error)`);
+      err.code = code;
+    }
+    // Its frames are where it was made: they are taken again, from where
+    // it is thrown or handed on (lib/stack.js).
+    return tidy(err, true);
   };
 }
 
@@ -418,11 +432,52 @@ if (LINE >= 24) {
 
 // ---- lib/_http_outgoing.js helpers, as Node has them ------------------------
 
-// function onFinish(outmsg[, err]): the callback of a response's last write.
-// 20 (onFinish), 22 (same, optional chaining), 24 26 (end callbacks first,
-// an error or an errored socket suppresses 'finish').
-let onFinish;
-if (LINE === 20) {
+// function onFinish(outmsg[, err]): the callback of a response's last write,
+// which emits 'finish' (and on 24 26 calls the end callbacks first).
+// Node's own, where it can be had: a 'finish' listener or an end callback
+// then runs under Node's frames, as with stock Node (a stack taken there,
+// or an error an end callback gets, shows node:_http_outgoing, not
+// onewrite).  It is private to Node's module, and leaves it in one place:
+// end()'s `onFinish.bind(undefined, this)`, a call of
+// Function.prototype.bind.  So Node's end() runs once here, at load, on a
+// scratch message whose _send does nothing, with bind (V8's own, a data
+// property) briefly one that notes the function it is called on, and put
+// back as it was.  Checked by its source; otherwise (Function.prototype
+// frozen, bind replaced before onewrite loaded, end() not Node's) the
+// transcription below stands in.
+function nodesOnFinish() {
+  const FunctionPrototype = ObjectGetPrototypeOf(OM.end);
+  const bind = ObjectGetOwnPropertyDescriptor(FunctionPrototype, 'bind');
+  if (originals.end === null || bind === undefined || !isNative(bind.value, 'bind') ||
+      bind.writable !== true || bind.configurable !== true) return undefined;
+  let found;
+  const nativeBind = bind.value;
+  ObjectDefineProperty(FunctionPrototype, 'bind', {
+    ...bind,
+    value: function bind() {
+      found ??= this;
+      return ReflectApply(nativeBind, this, arguments);
+    },
+  });
+  try {
+    const m = scratch({ _header: 'x', _headerSent: false, chunkedEncoding: false });
+    m._send = () => true;
+    FunctionPrototypeCall(originals.end, m);
+  } catch {
+    found = undefined;
+  } finally {
+    ObjectDefineProperty(FunctionPrototype, 'bind', bind);
+  }
+  return typeof found === 'function' && StringPrototypeStartsWith(sourceOf(found), 'function onFinish(outmsg') ? found : undefined;
+}
+
+// The transcription: 20 (onFinish), 22 (same, optional chaining), 24 26
+// (end callbacks first, an error or an errored socket suppresses
+// 'finish').
+let onFinish = nodesOnFinish();
+if (onFinish !== undefined) {
+  // Node's own.
+} else if (LINE === 20) {
   onFinish = function onFinish(outmsg) {
     if (outmsg && outmsg.socket && outmsg.socket._hadError) return;
     outmsg.emit('finish');
@@ -599,7 +654,7 @@ function uncorkMessage(msg, plain) {
   }
   const uncork = msg.uncork;
   const socket = msg[kSocket];
-  if (msg[kChunkedBuffer].length === 0 && plain(uncork) &&
+  if (msg[kChunkedBuffer].length === 0 && plain(uncork, msg) &&
       (socket == null || uncorkDoesNothing(socket))) {
     msg[kCorked] = 0;
     return;
@@ -843,7 +898,7 @@ function setCorked(res, n) {
 
 // The chunks a 22+ response holds back until uncork(): [data, encoding,
 // callback, ...] and their byte count; [] on 20.
-const NO_CHUNKS = Object.freeze([]);
+const NO_CHUNKS = ObjectFreeze(newArray());
 function chunkedBuffer(res) {
   return kChunkedBuffer === undefined ? NO_CHUNKS : res[kChunkedBuffer];
 }
@@ -919,8 +974,11 @@ function implicitHeader(res) {
   res._implicitHeader();
 }
 
-function finishMessage(res) {
-  res._finish();
+// What end() checks last, before this._finish() (20 22 24 26): the
+// message is the first on its socket, and all of it was sent.  (On 22+
+// Node reads the socket from kSocket: here the socket getter.)
+function finishes(res) {
+  return res.outputData.length === 0 && !!res.socket && res.socket._httpMessage === res;
 }
 
 module.exports = {
@@ -1002,5 +1060,5 @@ module.exports = {
   sendIsNodes,
   send,
   implicitHeader,
-  finishMessage,
+  finishes,
 };

@@ -561,14 +561,15 @@ function endWithData(msg, chunk, encoding, callback, len, oneByte) {
     // With a callback, end() calls this.once('finish', callback) between
     // write_()'s data and its last _send(), and code of the user's can run
     // there (an EventEmitter method wrapped, a 'newListener' listener, and
-    // what they write): the data then goes in a write of its own and the
-    // last _send() after the callback is added, in Node's order.  (The
-    // socket is corked: still one syscall.)
+    // what they write): the data then goes in a write of its own, end()
+    // itself adds the callback (from its own frame: lib/response.js), then
+    // makes the rest (endTail, its last _send() included), in Node's
+    // order.  (The socket is corked: still one syscall.)
     const withCallback = typeof callback === 'function';
     why = sendLast(msg, chunk, encoding, len, oneByte, withCallback ? null : onFinish.bind(undefined, msg));
     if (why !== null) writeRest(msg, chunk, encoding, nop, true, len);
-    tailSends = why !== null || withCallback;
-    if (withCallback) msg.once('finish', callback);
+    if (withCallback) return why;
+    tailSends = why !== null;
   }
   endTail(msg, tailSends);
   return why;
@@ -610,9 +611,8 @@ function endTail(msg, tailSends, hadData = true) {
   if (socket) internals.uncorkFully(socket);
   callOut(uncorkMessage, msg);
   msg.finished = true;
-  if (internals.outputLength(msg) === 0 && msg.socket && internals.socketOwner(msg.socket) === msg) {
-    callOut(internals.finishMessage, msg);
-  }
+  // (Node's last step, this._finish() for a message all sent, is made by
+  // end() itself, from its own frame: lib/response.js.)
 }
 
 // The calls Node's own end() and write() make through the response -
@@ -664,10 +664,12 @@ function sendFinal(msg, text, finish) {
 // end() without data (20 22 24 26) on a response that is not finished and
 // whose head is rendered (the caller read both, as Node reads them, and
 // nothing else): Node's steps from the end callback on.
+// (20 22: with a callback, end() itself adds it to 'finish', then calls
+// endTail(): lib/response.js.)
 function endEmpty(msg, callback) {
   if (typeof callback === 'function') {
-    if (LINE >= 24) internals.queueEndCallback(msg, callback);
-    else msg.once('finish', callback);
+    if (LINE < 24) return;
+    internals.queueEndCallback(msg, callback);
   }
   endTail(msg, true, false);
 }
@@ -677,10 +679,10 @@ function endEmpty(msg, callback) {
 // a response with no chunk buffered): end() may then do what Node's
 // uncork() would (uncorkMessage).
 const ownUncorks = newArray();
-function uncorkIsPlain(uncork) {
+function uncorkIsPlain(uncork, msg) {
   if (uncork === internals.originals.uncork) return true;
   for (let i = 0; i < ownUncorks.length; i += 2) {
-    if (uncork === ownUncorks[i]) return ownUncorks[i + 1]();
+    if (uncork === ownUncorks[i]) return ownUncorks[i + 1](msg);
   }
   return false;
 }
@@ -823,9 +825,11 @@ function flushChunks(msg) {
   internals.setCorked(msg, 0);
   try {
     const h = internals.headPending(msg) ? internals.head(msg) : '';
-    // Node's callback, for...of included (the array's iterator, live).
-    const ret = writeFramed(msg, socket, h, data, encoding, len, oneByte, '', (err) => {
-      for (const callback of callbacks) callback(err);
+    // Node's callback, for...of included (the array's iterator, live),
+    // named as a stack shows Node's (the writev of stock Node calls it as
+    // a buffered entry's `callback`).
+    const ret = writeFramed(msg, socket, h, data, encoding, len, oneByte, '', function callback(err) {
+      for (const each of callbacks) each(err);
     });
     if (ret === undefined) {
       internals.setCorked(msg, 1);
@@ -836,10 +840,8 @@ function flushChunks(msg) {
     // (On the refusal above the socket is left as it was.)
     if (internals.corked(msg) === 0) socket.uncork();
   }
-  if (internals.needDrain(msg) && msg.writableLength === 0) {
-    internals.clearNeedDrain(msg);
-    msg.emit('drain');
-  }
+  // (Node's last step, 'drain' when the buffer it held drained, is made
+  // by uncork() itself, from its own frame: lib/response.js.)
   return n;
 }
 
@@ -879,6 +881,6 @@ function textLength(chunk, encoding) {
 }
 
 module.exports = {
-  endEmpty, endFast, endWithData, writeData, lastHow, lastRefusal, flushChunks, textLength, plainBytes,
+  endEmpty, endFast, endWithData, endTail, writeData, lastHow, lastRefusal, flushChunks, textLength, plainBytes,
   typedArrayByteLength, addOwnUncork, SENT, WROTE, BUFFERED,
 };

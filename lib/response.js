@@ -19,23 +19,28 @@
 //    Node before anything is read;
 //  - everything decided before a call that can run user code is decided
 //    again after it, from the state as it is then;
-//  - builtins are the untouched realm's (lib/primordials.js).
+//  - builtins are the untouched realm's (lib/primordials.js);
+//  - what a user sees in a stack is one frame of onewrite's, named as the
+//    method: each method calls Node's own method, an agent's wrapper,
+//    this._finish() and this.emit('drain') from its own frame, and an
+//    error thrown through it has onewrite's other frames taken out
+//    (lib/stack.js).
 
-const { STATUS_CODES, OutgoingMessage, ServerResponse } = require('node:http');
+const { STATUS_CODES, ServerResponse } = require('node:http');
 const internals = require('./internals');
 const head = require('./head');
 const outgoing = require('./outgoing');
 const guard = require('./guard');
 const { counters, fallback } = require('./stats');
+const { tidy } = require('./stack');
 const { SEEN_EXPECT } = require('./slots');
 const {
-  ArrayBufferIsView, ArrayIsArray, FunctionPrototypeCall, ObjectGetOwnPropertyDescriptor, ObjectKeys,
-  RegExpPrototypeTest, SetPrototypeHas, StringPrototypeToLowerCase, newSet, replacedBuiltin,
+  ArrayBufferIsView, ArrayIsArray, FunctionPrototypeCall, ObjectGetOwnPropertyDescriptor, ObjectGetProto, ObjectKeys,
+  RegExpPrototypeTest, SetPrototypeHas, StringPrototypeToLowerCase, isProxy, newSet, replacedBuiltin,
   replacedForHead,
 } = require('./primordials');
 
 const { originals, LINE, PHRASE_FIRST } = internals;
-const OutgoingPrototype = OutgoingMessage.prototype;
 const ServerPrototype = ServerResponse.prototype;
 
 const { INVALID_HEADER_CHAR } = head;
@@ -113,20 +118,17 @@ function builtinRefusal(method, replaced = replacedBuiltin) {
   return true;
 }
 
-// fn called on self with the first n (arguments.length) of a, b, c: what
-// ReflectApply(fn, self, arguments) does, for the arguments the method
-// declares (Node's own methods declare the same, and read no more).  A
+// What a fast half answers when the call is not its own: the function to
+// call in its place (Node's method, an agent's wrapper), which the method
+// calls from its own frame with the arguments it was given, up to the ones
+// it declares (Node's own methods declare the same, and read no more).  A
 // method that hands its arguments object on, even on a path not taken,
 // has V8 allocate it on every call (writeHead and end: ~350 instructions a
 // request under callgrind on Node 26, with its GC); the count alone costs
 // nothing.  So a wrapper called in Node's place is given the call's
 // arguments up to the declared ones (README, "Where onewrite differs").
-function forward(fn, self, n, a, b, c) {
-  if (n === 0) return FunctionPrototypeCall(fn, self);
-  if (n === 1) return FunctionPrototypeCall(fn, self, a);
-  if (n === 2) return FunctionPrototypeCall(fn, self, a, b);
-  return FunctionPrototypeCall(fn, self, a, b, c);
-}
+// Otherwise the fast half answers what the method returns, or TAKEN.
+const TAKEN = { taken: true };
 
 // A fast method called while another runs (lib/guard.js): Node's own.
 function nested(method) {
@@ -138,35 +140,49 @@ function nested(method) {
 // Where a set of fast methods is put, and what it defers to: `gate.on`
 // false makes each of them Node's own (uninstall() leaves a wrapper
 // someone put around one of them in place; it then calls Node's method).
-// `global`: for the set put on a subclass, the set on
-// http.ServerResponse.prototype, so that a method found there that is
-// neither Node's nor onewrite's (an agent's wrapper) is the one called, as
-// it would be without the subclass.  `ours`: the set's own methods.
+// `global`: for the set put on a subclass, the set put on Node's
+// prototypes (null for that set itself), so that a method found on
+// http.ServerResponse.prototype that is neither Node's nor onewrite's (an
+// agent's wrapper, there or on OutgoingMessage.prototype) is the one
+// called, as it would be without the subclass.  `ours`: the set's own
+// methods.  The set on Node's prototypes puts end, write, uncork and
+// _storeHeader where Node has them, on OutgoingMessage.prototype, which
+// ClientRequest shares: what is not a ServerResponse gets Node's own.
 function makeSet(gate, global) {
   return { gate, global, ours: null };
 }
 
-// An agent's wrapper on http.ServerResponse.prototype to call instead of
-// the subclass's method, or null.
+// An agent's wrapper on http.ServerResponse.prototype (or on
+// OutgoingMessage.prototype, where SR inherits it) to call instead of the
+// subclass's method, or null.
 function wrapper(set, name, node) {
   if (set.global === null) return null;
   const fn = ServerPrototype[name];
   return fn !== node && fn !== set.global[name] ? fn : null;
 }
 
-// The method that runs instead of the fast end, write or uncork (Node's
-// own is `node`), or null: an agent's wrapper (above), Node's own while
-// the gate is off, or the method put on OutgoingMessage.prototype in
-// place of Node's after install (counted, unless `count` is false: a
-// question asked without a call).
-function instead(set, name, node, count = true) {
+// The method to run instead of the fast end, write, uncork or
+// _storeHeader (Node's own is `node`), or null: an agent's wrapper
+// (above), or Node's own while the gate is off or for what is not a
+// ServerResponse.
+function instead(set, res, name, node) {
   const other = wrapper(set, name, node);
   if (other !== null) return other;
-  if (!set.gate.on) return node;
-  const now = OutgoingPrototype[name];
-  if (now === node) return null;
-  if (count) fallback(`${name} replaced after install`, name);
-  return now;
+  if (!set.gate.on || (set.global === null && !isServerResponse(res))) return node;
+  return null;
+}
+
+// Whether `o` is a ServerResponse (Express's response too, whose
+// prototype's prototype is): not a Proxy, whose getPrototypeOf trap
+// Node's code would not run, and ServerResponse.prototype on its chain.
+function isServerResponse(o) {
+  if (typeof o !== 'object' || o === null || isProxy(o)) return false;
+  let p = ObjectGetProto(o);
+  for (let depth = 0; p !== null && depth < 8; depth++) {
+    if (p === ServerPrototype) return true;
+    p = ObjectGetProto(p);
+  }
+  return false;
 }
 
 // ---- the methods -------------------------------------------------------------
@@ -176,21 +192,20 @@ function instead(set, name, node, count = true) {
 // header merge (which calls this.setHeader(), as Node does) everything
 // it does Node's writeHead does again to the same effect, so it may still
 // hand the call over; after it, it finishes as Node would.
-function fastWriteHead(set, res, n, statusCode, reason, obj) {
+function fastWriteHead(set, res, statusCode, reason, obj) {
   const other = wrapper(set, 'writeHead', originals.writeHead);
-  if (other !== null) return forward(other, res, n, statusCode, reason, obj);
+  if (other !== null) return other;
   if (guard.busy) {
     nested('writeHead');
-    return forward(originals.writeHead, res, n, statusCode, reason, obj);
+    return originals.writeHead;
   }
   if (!set.gate.on || internals.headerRendered(res) ||
       (typeof statusCode !== 'number' && typeof statusCode !== 'string') ||
       builtinRefusal('writeHead', replacedForHead)) {
-    return forward(originals.writeHead, res, n, statusCode, reason, obj);
+    return originals.writeHead;
   }
   const code = statusCode | 0;
-  if (code < 100 || code > 999) return forward(originals.writeHead, res, n, statusCode, reason, obj);
-  const given = obj;
+  if (code < 100 || code > 999) return originals.writeHead;
   if (typeof reason !== 'string') obj ??= reason;
   // Headers given as an array join setHeader()'s differently on 20 and
   // on 22+: Node's writeHead does that merge.  Whether there is one to
@@ -199,7 +214,7 @@ function fastWriteHead(set, res, n, statusCode, reason, obj) {
   // assignments below can run no code.
   if (ArrayIsArray(obj) && (internals.outHeaders(res) || !plainStatus(res))) {
     fallback('writeHead array merged', 'writeHead');
-    return forward(originals.writeHead, res, n, statusCode, reason, given);
+    return originals.writeHead;
   }
   guard.busy = true;
   try {
@@ -252,9 +267,9 @@ function writeHeadTaken(set, res, code, reason, obj) {
   // An unanswered Expect: read after statusMessage, as Node reads it (a
   // getter there may answer it with writeContinue()).
   const noKeepAlive = internals.expectPending(res);
-  // Node's _storeHeader, neither replaced nor wrapped, is the one to render.
+  // onewrite's _storeHeader, neither replaced nor wrapped, is the one the
+  // response would call: the addon renders.
   const storeOurs = res._storeHeader === set.ours._storeHeader &&
-    OutgoingPrototype._storeHeader === originals.storeHeader &&
     wrapper(set, '_storeHeader', originals.storeHeader) === null;
   if (typeof message === 'string' && (checked === null || checked === message) && storeOurs) {
     // The reason phrase goes to the addon, which checks it first (as
@@ -287,16 +302,12 @@ function writeHeadTaken(set, res, code, reason, obj) {
 // Node's writeHead where onewrite's hands it over, and from writeHeader
 // (20-24).
 function fastStoreHeader(set, res, firstLine, headers) {
-  const other = wrapper(set, '_storeHeader', originals.storeHeader);
-  if (other !== null) return FunctionPrototypeCall(other, res, firstLine, headers);
-  if (!set.gate.on || OutgoingPrototype._storeHeader !== originals.storeHeader) {
-    if (set.gate.on) fallback('_storeHeader replaced after install', '_storeHeader');
-    return FunctionPrototypeCall(OutgoingPrototype._storeHeader, res, firstLine, headers);
-  }
+  const other = instead(set, res, '_storeHeader', originals.storeHeader);
+  if (other !== null) return other;
   if (guard.busy) {
     nested('_storeHeader');
     counters.headsToNode++;
-    return FunctionPrototypeCall(originals.storeHeader, res, firstLine, headers);
+    return originals.storeHeader;
   }
   let seen = -1;
   guard.busy = true;
@@ -309,24 +320,25 @@ function fastStoreHeader(set, res, firstLine, headers) {
   }
   if (seen < 0) {
     counters.headsToNode++;
-    return FunctionPrototypeCall(originals.storeHeader, res, firstLine, headers);
+    return originals.storeHeader;
   }
   counters.heads++;
   if (seen & SEEN_EXPECT) internals.flushHead(res);
+  return TAKEN;
 }
 
-function fastEnd(set, res, n, chunk, encoding, callback) {
-  const other = instead(set, 'end', originals.end);
-  if (other !== null) return forward(other, res, n, chunk, encoding, callback);
+function fastEnd(set, res, chunk, encoding, callback) {
+  const other = instead(set, res, 'end', originals.end);
+  if (other !== null) return other;
   const hasData = typeof chunk !== 'function' && !!chunk;
   if (guard.busy || builtinRefusal('end')) {
     if (guard.busy) nested('end');
     if (hasData) counters.endsToNode++;
-    return forward(originals.end, res, n, chunk, encoding, callback);
+    return originals.end;
   }
   guard.busy = true;
   try {
-    return hasData ? endData(res, chunk, encoding, callback) : endEmpty(res, n, chunk, encoding, callback);
+    return hasData ? endData(res, chunk, encoding, callback) : endEmpty(res, chunk, encoding, callback);
   } finally {
     guard.busy = false;
   }
@@ -334,14 +346,11 @@ function fastEnd(set, res, n, chunk, encoding, callback) {
 
 // end() without data: Node's own until the head is rendered (its implicit
 // head) or once finished; else Node's steps (outgoing.endEmpty).
-function endEmpty(res, n, chunk, encoding, callback) {
+function endEmpty(res, chunk, encoding, callback) {
   const cb = typeof chunk === 'function' ? chunk : typeof encoding === 'function' ? encoding : callback;
-  if (res.finished || !internals.headerRendered(res)) {
-    guard.busy = false;
-    return forward(originals.end, res, n, chunk, encoding, callback);
-  }
+  if (res.finished || !internals.headerRendered(res)) return originals.end;
   outgoing.endEmpty(res, cb);
-  return res;
+  return LINE < 24 && typeof cb === 'function' ? ONCE : TAKEN;
 }
 
 // end(chunk[, encoding][, callback]) with data.
@@ -354,12 +363,11 @@ function endData(res, chunk, encoding, callback) {
   if (why !== null) {
     fallback(why, 'end');
     counters.endsToNode++;
-    guard.busy = false;
-    return FunctionPrototypeCall(originals.end, res, chunk, encoding, callback);
+    return originals.end;
   }
   if (typeof callback !== 'function' && outgoing.endFast(res, chunk, encoding, bodyLength, bodyOneByte)) {
     counters.ends++;
-    return res;
+    return TAKEN;
   }
   const missed = outgoing.endWithData(res, chunk, encoding, callback, bodyLength, bodyOneByte);
   if (missed === null) {
@@ -368,15 +376,33 @@ function endData(res, chunk, encoding, callback) {
     fallback(missed, 'end');
     counters.endsToNode++;
   }
-  return res;
+  return LINE < 24 && typeof callback === 'function' ? ONCE : TAKEN;
 }
 
-function fastWrite(set, res, n, chunk, encoding, callback) {
-  const other = instead(set, 'write', originals.write);
-  if (other !== null) return forward(other, res, n, chunk, encoding, callback);
+// end() on 20 and 22 with a callback: its data (or none) sent, the
+// callback is added to 'finish' by end() itself (this.once(), from its
+// own frame, where a 'newListener' listener sees Node's end() call it),
+// then the rest of Node's end() (`hadData`: it was given data).
+const ONCE = { once: true };
+function endAfterOnce(res, hadData) {
+  guard.busy = true;
+  try {
+    outgoing.endTail(res, true, hadData);
+  } finally {
+    guard.busy = false;
+  }
+  return TAKEN;
+}
+
+// write(): what the call returns when taken, NODE_WRITE for Node's own
+// write() (counted by the method: nodeWrite), or another function to call.
+const NODE_WRITE = { write: true };
+function fastWrite(set, res, chunk, encoding, callback) {
+  const other = instead(set, res, 'write', originals.write);
+  if (other !== null) return other;
   if (guard.busy || builtinRefusal('write')) {
     if (guard.busy) nested('write');
-    return nodeWrite(res, chunk, encoding, callback);
+    return NODE_WRITE;
   }
   if (typeof encoding === 'function') {
     callback = encoding;
@@ -395,8 +421,7 @@ function writeTaken(res, chunk, encoding, callback) {
   const why = dataRefusal(res, chunk, encoding);
   if (why !== null) {
     fallback(why, 'write');
-    guard.busy = false;
-    return nodeWrite(res, chunk, encoding, callback);
+    return NODE_WRITE;
   }
   const ret = outgoing.writeData(res, chunk, encoding, callback, bodyLength, bodyOneByte);
   const how = outgoing.lastHow();
@@ -408,12 +433,15 @@ function writeTaken(res, chunk, encoding, callback) {
 
 // uncork() on 24 and 26: the chunks buffered since the response was
 // corked go out as one chunk, as Node sends them, but in one socket write.
+// TAKEN when they went, else the function to call (Node's uncork(),
+// counted here).
 function fastUncork(set, res) {
-  const other = instead(set, 'uncork', originals.uncork);
-  if (other !== null) return FunctionPrototypeCall(other, res);
+  const other = instead(set, res, 'uncork', originals.uncork);
+  if (other !== null) return other;
   if (guard.busy) {
     nested('uncork');
-    return nodeUncork(res, null);
+    countNodeUncork(res, null);
+    return originals.uncork;
   }
   let flushed = 0;
   guard.busy = true;
@@ -424,48 +452,108 @@ function fastUncork(set, res) {
   }
   if (flushed > 0) {
     counters.writes += flushed;
-    return;
+    return TAKEN;
   }
-  nodeUncork(res, outgoing.lastRefusal());
+  countNodeUncork(res, outgoing.lastRefusal());
+  return originals.uncork;
 }
 
-// Node's uncork(), counted: what it flushes, it sends (for `why`, where
-// not counted already).
-function nodeUncork(res, why) {
+// Node's uncork(), about to run, counted: what it flushes, it sends (for
+// `why`, where not counted already).
+function countNodeUncork(res, why) {
   const buffered = internals.chunkedBuffer(res).length;
   if (internals.corked(res) === 1 && buffered !== 0) {
     if (why !== null) fallback(why, 'uncork');
     counters.writesToNode += buffered / 3;
   }
-  FunctionPrototypeCall(originals.uncork, res);
 }
 
 // The set of fast methods for one place they are put (makeSet above):
-// each hands `this` and the arguments it declares to its method above.
+// each hands `this` and its arguments to its fast half above, and calls
+// from its own frame what that answers when the call is not its own
+// (Node's method, an agent's wrapper), with the arguments it was given up
+// to the ones it declares, and what Node's method calls through `this`
+// at its end (this._finish(), this.emit('drain')).  An error thrown
+// through it leaves with one frame of onewrite's (lib/stack.js).
 function makeMethods(gate, global = null) {
   const set = makeSet(gate, global);
   function writeHead(statusCode, reason, obj) {
-    return fastWriteHead(set, this, arguments.length, statusCode, reason, obj);
+    const n = arguments.length;
+    try {
+      const r = fastWriteHead(set, this, statusCode, reason, obj);
+      if (typeof r !== 'function') return r;
+      return n === 0 ? FunctionPrototypeCall(r, this) : n === 1 ? FunctionPrototypeCall(r, this, statusCode)
+        : n === 2 ? FunctionPrototypeCall(r, this, statusCode, reason) : FunctionPrototypeCall(r, this, statusCode, reason, obj);
+    } catch (err) {
+      throw tidy(err, false, isServerResponse(this));
+    }
   }
   function _storeHeader(firstLine, headers) {
-    return fastStoreHeader(set, this, firstLine, headers);
+    try {
+      const r = fastStoreHeader(set, this, firstLine, headers);
+      if (r !== TAKEN) return FunctionPrototypeCall(r, this, firstLine, headers);
+    } catch (err) {
+      throw tidy(err, false, isServerResponse(this));
+    }
   }
   function end(chunk, encoding, callback) {
-    return fastEnd(set, this, arguments.length, chunk, encoding, callback);
+    const n = arguments.length;
+    try {
+      let r = fastEnd(set, this, chunk, encoding, callback);
+      if (r === ONCE) {
+        this.once('finish', typeof chunk === 'function' ? chunk : typeof encoding === 'function' ? encoding : callback);
+        r = endAfterOnce(this, typeof chunk !== 'function' && !!chunk);
+      }
+      if (r === TAKEN) {
+        // Node's end() last: its first message, all of it sent.
+        if (internals.finishes(this)) this._finish();
+        return this;
+      }
+      return n === 0 ? FunctionPrototypeCall(r, this) : n === 1 ? FunctionPrototypeCall(r, this, chunk)
+        : n === 2 ? FunctionPrototypeCall(r, this, chunk, encoding) : FunctionPrototypeCall(r, this, chunk, encoding, callback);
+    } catch (err) {
+      throw tidy(err, false, isServerResponse(this));
+    }
   }
   function write(chunk, encoding, callback) {
-    return fastWrite(set, this, arguments.length, chunk, encoding, callback);
+    const n = arguments.length;
+    try {
+      const r = fastWrite(set, this, chunk, encoding, callback);
+      if (r === NODE_WRITE) {
+        // Node's write(), counted: once, as Node's, unless Node buffered
+        // the chunk to be merged (24, 26), which is counted when flushed.
+        const before = internals.chunkedBuffer(this).length;
+        const ret = FunctionPrototypeCall(originals.write, this, chunk, encoding, callback);
+        count(this, internals.chunkedBuffer(this).length > before ? outgoing.BUFFERED : outgoing.SENT);
+        return ret;
+      }
+      if (typeof r !== 'function') return r;
+      return n === 0 ? FunctionPrototypeCall(r, this) : n === 1 ? FunctionPrototypeCall(r, this, chunk)
+        : n === 2 ? FunctionPrototypeCall(r, this, chunk, encoding) : FunctionPrototypeCall(r, this, chunk, encoding, callback);
+    } catch (err) {
+      throw tidy(err, false, isServerResponse(this));
+    }
   }
   function uncork() {
-    return fastUncork(set, this);
+    try {
+      const r = fastUncork(set, this);
+      if (r !== TAKEN) return FunctionPrototypeCall(r, this);
+      // Node's uncork() last: the buffer it held drained.
+      if (internals.needDrain(this) && this.writableLength === 0) {
+        internals.clearNeedDrain(this);
+        this.emit('drain');
+      }
+    } catch (err) {
+      throw tidy(err, false, isServerResponse(this));
+    }
   }
   const ours = LINE >= 24 ? { writeHead, _storeHeader, end, write, uncork } :
     { writeHead, _storeHeader, end, write };
   // With no chunk buffered, this uncork() calls Node's own when instead()
-  // finds nothing else to run.
+  // finds nothing else to run for the response.
   if (LINE >= 24) {
-    outgoing.addOwnUncork(uncork, () => {
-      const other = instead(set, 'uncork', originals.uncork, false);
+    outgoing.addOwnUncork(uncork, (res) => {
+      const other = instead(set, res, 'uncork', originals.uncork);
       return other === null || other === originals.uncork;
     });
   }
@@ -482,16 +570,6 @@ function plainField(res, name) {
 }
 function plainStatus(res) {
   return plainField(res, 'statusCode') && plainField(res, 'statusMessage');
-}
-
-// Node's write() for a call onewrite does not take, counted: once, as
-// Node's, unless Node buffered the chunk to be merged (24, 26), which is
-// counted when it is flushed.
-function nodeWrite(res, chunk, encoding, callback) {
-  const before = internals.chunkedBuffer(res).length;
-  const ret = FunctionPrototypeCall(originals.write, res, chunk, encoding, callback);
-  count(res, internals.chunkedBuffer(res).length > before ? outgoing.BUFFERED : outgoing.SENT);
-  return ret;
 }
 
 function count(res, how) {

@@ -7,9 +7,9 @@
 // first hand-over for each reason is printed, with the method and a short
 // stack.  Plain increments: cheap enough for the hot path.
 
-const path = require('node:path');
 const { debuglog } = require('node:util');
 const { MapPrototypeGet, MapPrototypeSet } = require('./primordials');
+const { frameWhere, isOwn, isNodes } = require('./stack');
 
 const counters = {
   heads: 0, //          heads rendered by the addon (or its cache)
@@ -23,25 +23,8 @@ const counters = {
 const fallbacks = new Map();
 const debug = debuglog('onewrite');
 
-const LIB = __dirname + path.sep;
-const INDEX = path.join(__dirname, '..', 'index.js');
 const DEEP = 64; //  frames taken: onewrite's and Node's own come before the user's, often more than the default 10
 const SHOWN = 4; //  frames printed, from the user's first
-
-// Where a stack line's frame runs: "file:line:col", "node:...", "native"
-// or "<anonymous>", from "at f (where)" or "at where".
-function frameWhere(line) {
-  const m = /\((.*)\)$/.exec(line) || /^\s*at (?:async )?(.*)$/.exec(line);
-  return m ? m[1] : '';
-}
-
-function isOnewrites(where) {
-  return where.startsWith(LIB) || where.startsWith(`${INDEX}:`);
-}
-
-function isNodes(where) {
-  return where.startsWith('node:') || where === 'native' || where === '<anonymous>';
-}
 
 // The stack here, deep enough to reach the user's code.  A frozen limit
 // (--frozen-intrinsics) is left as it is.
@@ -62,7 +45,7 @@ function deepStack() {
 // package of theirs), then a few frames from there.  Node's first few
 // when there is no user frame (a hand-over from one of Node's callbacks).
 function shortStack() {
-  const frames = deepStack().split('\n').slice(1).filter((l) => !isOnewrites(frameWhere(l)));
+  const frames = deepStack().split('\n').slice(1).filter((l) => !isOwn(frameWhere(l)));
   const first = frames.findIndex((l) => !isNodes(frameWhere(l)));
   return frames.slice(Math.max(first, 0), Math.max(first, 0) + SHOWN).join('\n');
 }

@@ -83,8 +83,10 @@ t.test('NODE_DEBUG=onewrite prints the first hand-over of each reason, with the 
   const debug = await run({ NODE_DEBUG: 'onewrite' });
   t.equal(debug.code, 0, debug.stderr);
   const lines = debug.stderr.split('\n').filter((l) => /ONEWRITE \d+: /.test(l));
-  t.equal(lines.length, 1, `one line for the reason, not one per hand-over:\n${debug.stderr}`);
-  t.match(lines[0], /^ONEWRITE \d+: end: handed to Node \(encoding base64\), first time$/);
+  t.equal(lines.length, 2, `that it is active, then one line for the reason, not one per hand-over:\n${debug.stderr}`);
+  t.match(lines[0], new RegExp(`^ONEWRITE \\d+: active \\(installed\\) on Node ${process.versions.node}, binary /.*onewrite\\.node$`),
+    'once, that it is active, with the binary');
+  t.match(lines[1], /^ONEWRITE \d+: end: handed to Node \(encoding base64\), first time$/);
   t.match(debug.stderr, /\n {4}at .*\[eval\]/, 'a stack that reaches the caller');
   t.equal((await run({ NODE_DEBUG: '' })).stderr, '', 'nothing without NODE_DEBUG');
 });

@@ -22,7 +22,8 @@
 //     docs/platforms.md, the platform packages' descriptions) are
 //     scripts/glibc.json's, the one figure scripts/binaries.sh measures;
 //     the oldest release of each Node line is lib/internals.js's; the
-//     fields of status() are docs/api.md's;
+//     fields of status() are docs/api.md's; docs/api.md's buildHead()
+//     example is what a stock server sends for the code it names;
 //   - every platform package says publishConfig.access "public", and
 //     prepublishOnly names one that does not;
 //   - the warnings a new user meets: under Bun and Deno, that runtime's own
@@ -358,6 +359,34 @@ t.test('the fields of status() are those docs/api.md describes', async (t) => {
   t.same(described.sort(), Object.keys(require('..').status()).sort());
 });
 
+// docs/api.md's buildHead() example names the code a server runs to send
+// its bytes: a stock server (a child, nothing of onewrite loaded) running
+// that code sends them.
+t.test("docs/api.md: buildHead()'s example is what a stock server sends for the code it names", async (t) => {
+  const blocks = md.blocks(read('docs/api.md'));
+  const at = blocks.findIndex((b) => b.info.includes('runnable') && b.text.includes('buildHead('));
+  const code = (/^\/\/ Node sends these bytes for: (.*)$/m.exec(at >= 0 ? blocks[at].text : '') || [])[1];
+  t.ok(code, 'the example names the code that sends its bytes');
+  const shown = blocks[at + 1] && blocks[at + 1].info.includes('output') ? JSON.parse(blocks[at + 1].text.trim()) : null;
+  t.ok(shown, 'and shows its output');
+  if (!code || !shown) return;
+  const server = `
+const http = require('node:http');
+const net = require('node:net');
+const server = http.createServer((req, res) => { ${code} });
+server.listen(0, '127.0.0.1', () => {
+  const socket = net.connect(server.address().port, '127.0.0.1', () => socket.end('GET / HTTP/1.1\\r\\nHost: x\\r\\nConnection: keep-alive\\r\\n\\r\\n'));
+  let got = '';
+  socket.on('data', (d) => { got += d.toString('latin1'); });
+  socket.on('close', () => { console.log(JSON.stringify(got)); server.close(); });
+  server.on('connection', (s) => s.on('end', () => s.destroy()));
+});
+`;
+  const r = run(process.execPath, ['-e', server], TMP);
+  t.equal(r.status, 0, 'the stock server ran', { stderr: r.stderr });
+  t.equal(JSON.parse(r.stdout || '""'), shown, `a stock server sends the example's bytes for: ${code}`);
+});
+
 t.test('every platform package is published public, and prepublishOnly says which is not', async (t) => {
   const platforms = require('../lib/platforms');
   const packages = require('../scripts/packages');
@@ -402,7 +431,7 @@ t.test('the warnings a new user meets', async (t) => {
     const reason = whyUnavailable({ ...facts, runtime, binding: null, missing: ['kEndCallbacks'] });
     const remedy = remedyFor({ ...facts, reason });
     const text = inactiveMessage({ reason, remedy, runtime });
-    t.equal(text, `onewrite is not active: ${runtime} is not Node.js: it lacks what onewrite relies on: kEndCallbacks; ` +
+    t.equal(text, `onewrite is not active: ${runtime} is not Node.js, whose http internals onewrite works on; ` +
       `${name}'s own node:http serves every response`, `${name}: its own node:http serves, nothing to turn on`);
     t.notMatch(text, /Node's own code/, `${name}: not "Node's own code"`);
   }

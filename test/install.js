@@ -1,8 +1,11 @@
 'use strict';
 
 // The ways in: require() alone changes nothing; install() / uninstall()
-// patch and restore http.ServerResponse.prototype exactly and are
-// idempotent; the ServerResponse subclass touches nothing global; -r and
+// patch Node's methods where Node has them (writeHead on
+// http.ServerResponse.prototype, end, write, uncork and _storeHeader on
+// http.OutgoingMessage.prototype), their attributes kept, so that a
+// for...in over a response finds what it finds with stock Node, and
+// restore them exactly, and are idempotent; the ServerResponse subclass touches nothing global; -r and
 // --import of onewrite/register work, print nothing and add no global;
 // ONEWRITE_DISABLE=1 and an untested Node leave Node's code in place and
 // say why.
@@ -13,9 +16,21 @@ const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 
 const ROOT = path.join(__dirname, '..');
-const proto = http.ServerResponse.prototype;
 const NAMES = ['writeHead', '_storeHeader', 'end', 'write', 'uncork', 'writeHeader'];
-const descriptors = () => Object.fromEntries(NAMES.map((n) => [n, Object.getOwnPropertyDescriptor(proto, n)]));
+// Each name's own descriptor on ServerResponse.prototype and on
+// OutgoingMessage.prototype.
+const descriptors = () => Object.fromEntries(NAMES.flatMap((n) => [
+  [`SR.${n}`, Object.getOwnPropertyDescriptor(http.ServerResponse.prototype, n)],
+  [`OM.${n}`, Object.getOwnPropertyDescriptor(http.OutgoingMessage.prototype, n)],
+]));
+// The function-valued names a for...in over a response finds, in order.
+const enumerated = () => {
+  const res = new http.ServerResponse({ method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1, headers: {} });
+  const names = [];
+  for (const k in res) if (typeof res[k] === 'function') names.push(k);
+  return names;
+};
+const attributes = (d) => d && { writable: d.writable, enumerable: d.enumerable, configurable: d.configurable };
 
 t.test('require() alone patches nothing', async (t) => {
   const before = descriptors();
@@ -30,10 +45,16 @@ t.test('require() alone patches nothing', async (t) => {
 t.test('install() and uninstall(): idempotent, and an exact restore', async (t) => {
   const onewrite = require('..');
   const before = descriptors();
+  const names = enumerated();
   t.equal(onewrite.install(), true, 'installed');
   const patched = descriptors();
-  t.not(patched.end, before.end, 'end is replaced');
-  t.not(patched.writeHead.value, before.writeHead.value, 'writeHead is replaced');
+  t.not(patched['OM.end'].value, before['OM.end'].value, 'end is replaced, where Node has it');
+  t.not(patched['SR.writeHead'].value, before['SR.writeHead'].value, 'writeHead is replaced');
+  t.equal(patched['SR.end'], undefined, 'no end of its own on ServerResponse.prototype');
+  for (const key of Object.keys(before)) {
+    t.same(attributes(patched[key]), attributes(before[key]), `${key}: Node's attributes`);
+  }
+  t.same(enumerated(), names, 'for...in over a response: the same methods, in the same order');
   t.equal(onewrite.status().active, true);
   t.equal(onewrite.status().mode, 'installed');
   t.equal(onewrite.status().reason, null);
@@ -88,7 +109,7 @@ const PROBE = `
   const globals = Object.getOwnPropertyNames(globalThis).length;
   const onewrite = require(${JSON.stringify(ROOT)});
   const s = onewrite.status();
-  const patched = Object.hasOwn(http.ServerResponse.prototype, 'end');
+  const patched = !String(http.OutgoingMessage.prototype.end).includes('write_(');
   const server = http.createServer((req, res) => res.end('ok'));
   server.listen(0, () => http.get('http://127.0.0.1:' + server.address().port, (res) => {
     res.resume();
@@ -194,11 +215,12 @@ t.test('why the fast paths cannot run, for each reason, and what turns them on',
   t.equal(lacks, 'this Node lacks what onewrite relies on: kOutHeaders');
   t.match(report, /^report it, with the Node version and this message: https:\/\/github\.com\/onewrite\/onewrite\/issues$/);
   // Other runtimes are named, whatever Node version they say they are, and
-  // there is nothing to do: the app runs on their own http.
+  // there is nothing to do: the app runs on their own http.  What they
+  // lack of Node's internals is not listed (none of it is theirs to have).
   t.same(both({ ...ok, runtime: 'Bun 1.4.5', binding: null, missing: ['kEndCallbacks', 'nop'] }),
-    ['Bun 1.4.5 is not Node.js: it lacks what onewrite relies on: kEndCallbacks, nop', null]);
+    ['Bun 1.4.5 is not Node.js, whose http internals onewrite works on', null]);
   t.same(both({ ...ok, runtime: 'Deno 2.9.6', binding: null }),
-    ['Deno 2.9.6 is not Node.js, the only runtime onewrite is tested on', null]);
+    ['Deno 2.9.6 is not Node.js, whose http internals onewrite works on', null]);
 });
 
 t.test('status() shape', async (t) => {
