@@ -127,12 +127,6 @@ function otherPlatformPackage(key, io) {
   return null;
 }
 
-// npm's flags that install the package of `key` from any machine.
-function npmFlags(key) {
-  const { os, cpu, libc } = platforms.PLATFORMS[key];
-  return `--os=${os} --cpu=${cpu}${libc ? ` --libc=${libc}` : ''}`;
-}
-
 // The platform package for `key`: its binary, or why not.
 function fromPackage(key, version, io) {
   const name = platforms.packageName(key);
@@ -147,10 +141,10 @@ function fromPackage(key, version, io) {
     return {
       failed: `its binary package, ${name}, is not installed` +
         (other ? ` (${other} is: node_modules was installed for another platform)` : ''),
-      remedy: `npm installs ${name} with onewrite unless node_modules was made on another machine or for another ` +
-        `platform (a Mac's copied into a Docker image; npm's --os, --cpu or --libc: install on this machine, or with ` +
-        `${npmFlags(key)}) or without optional dependencies (--omit=optional, --no-optional, a lockfile made ` +
-        `without them): install onewrite again with them, or build a binary here: ${BUILD_HINT}`,
+      // One command to copy; then the causes, briefly (docs/platforms.md
+      // has them all).
+      remedy: `npm install ${name}@${version} (npm leaves it out under --omit=optional, for a node_modules ` +
+        "made on another machine, and with onewrite's tarball installed alone)",
     };
   }
   let found;
