@@ -34,12 +34,21 @@
 //   node benchmark/instr.js --bench=simple --ceiling=false --functions=25
 //   node benchmark/instr.js --baseline=/tmp/before --repeat=3 --floor=false --ceiling=false
 //   node benchmark/instr.js --bench=simple --ceiling=false --functions=60 --inclusive
+//   node benchmark/instr.js --bench=simple --agent=ddtrace --floor=false --ceiling=false
 //
 // --baseline=<dir> counts onewrite from another checkout (say a
 // `git worktree add /tmp/before HEAD~1`, built there with `npx node-gyp
 // rebuild`) as a variant of its own, right after onewrite in every round:
 // a change against the code before it, interleaved, each as a ratio to
 // the same stock.
+//
+// --agent=<name> (one of test/agents/config.js's: ddtrace, ddtrace-appsec,
+// otel, elastic; installed by `npm ci --prefix test/agents`) counts three
+// more variants: `agent`, stock Node with that APM agent preloaded;
+// `agent-first`, the agent then onewrite (-r <agent> -r onewrite/register);
+// `onewrite-first`, onewrite then the agent.  The last two are shown as
+// ratios to `agent`.  The agent exports to a sink on loopback that answers
+// as its collector would (test/agents/collectors.js).
 //
 // --functions=N says where the instructions go: each server runs with
 // node --perf-basic-prof, so that the JIT code callgrind knows only by
@@ -73,6 +82,8 @@ const cg = require('./lib/callgrind');
 const { parseArgs } = require('./lib/args');
 const { server: benchServer, NAMES } = require('./lib/servers');
 const variants = require('./lib/variants');
+const { AGENTS } = require('../test/agents/config');
+const { collector } = require('../test/agents/collectors');
 const gc = require('./lib/gc');
 
 const WARM = 40000; // V8 is still optimising before this (Node 24/26 longest)
@@ -80,13 +91,13 @@ const COMPILER_WARN = 0.03; // share of the count in V8's optimising compilers
 
 const opts = parseArgs(process.argv.slice(2), {
   bench: 'simple,realistic', n: 20000, warm: WARM, warmRuns: 2, c: 50, repeat: 1, floor: true, drain: false, ceiling: true, keep: false,
-  functions: 0, inclusive: false, baseline: '', gc: 'pinned',
+  functions: 0, inclusive: false, baseline: '', agent: '', gc: 'pinned',
   type: 'bytes', len: 4, chunks: 1, chunkedEnc: 0, writeLen: 0,
   node: process.execPath, out: path.join(__dirname, 'results'),
 }, {
   script: __filename,
   lists: { bench: NAMES },
-  choices: { type: ['bytes', 'buffer'], chunkedEnc: [0, 1], gc: gc.MODES },
+  choices: { type: ['bytes', 'buffer'], chunkedEnc: [0, 1], gc: gc.MODES, agent: Object.keys(AGENTS) },
   help: {
     bench: 'servers to count',
     n: 'requests counted',
@@ -100,6 +111,7 @@ const opts = parseArgs(process.argv.slice(2), {
     keep: 'keep the callgrind dumps under <out>/callgrind-<time>/ (for callgrind_annotate)',
     inclusive: 'with --functions: each function\'s instructions with those of all it calls, not its own alone',
     baseline: 'a folder holding another checkout of onewrite, built: counted as the variant "baseline"',
+    agent: 'an APM agent (npm ci --prefix test/agents): counts it on stock Node ("agent"), loaded before onewrite ("agent-first") and after ("onewrite-first")',
     gc: "pinned: every server's young generation pinned to 2 MiB semi-spaces (--min-semi-space-size=2 --max-semi-space-size=2); default: V8's own sizing",
     functions: 'with N > 0: each function\'s own instructions per request, JIT code named (node --perf-basic-prof): the N largest of each variant, and the N largest differences of onewrite from stock and from the floor',
     type: "simple's body type",
@@ -120,13 +132,14 @@ if (!cg.available()) {
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const keepDir = path.join(opts.out, `callgrind-${stamp}`);
 let floorRoute = null; // what floor.js says about its writes
+let agentOf = null; // --agent: the agent's file and environment (variants.agent())
 
 // One count of `variant` on server `def`: { perRequest, compiler (share),
 // requests, errors, gc (lib/gc.js figures: scavenges, bytes allocated, ...
 // of the counted requests, or null) }.
 async function count(def, variant) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'onewrite-cg-'));
-  const how = variants.launch(def, variant, opts.baseline);
+  const how = variants.launch(def, variant, opts.baseline, agentOf);
   const server = await b.startServer({
     node: opts.node,
     nodeFlags: [...gc.nodeFlags(opts.gc), ...(opts.functions > 0 ? ['--perf-basic-prof'] : [])],
@@ -252,9 +265,15 @@ function table(names, results, ceiling) {
   const polluted = [];
   const gcWarnings = [];
   for (const name of names) {
-    const stock = b.median(results[name].stock.map((x) => x.perRequest));
-    const stockWithout = b.median(results[name].stock.map((x) => x.withoutCompiler));
-    const stockBytes = gcOf(results[name].stock, 'bytesPerRequest');
+    // Each variant's reference: stock, or for the variants loading onewrite
+    // with an agent, stock Node with that agent (`agent`).
+    const refs = {};
+    for (const ref of ['stock', 'agent']) {
+      const xs = results[name][ref];
+      if (!xs) continue;
+      refs[ref] = { per: b.median(xs.map((x) => x.perRequest)), without: b.median(xs.map((x) => x.withoutCompiler)),
+        bytes: gcOf(xs, 'bytesPerRequest') };
+    }
     const rows = { ...results[name], ...(ceiling.length ? { ceiling } : {}) };
     let first = true;
     for (const v of variants.chosen(opts)) {
@@ -265,14 +284,15 @@ function table(names, results, ceiling) {
       const per = b.median(xs.map((x) => x.perRequest));
       const share = b.median(xs.map((x) => x.compiler));
       const without = b.median(xs.map((x) => x.withoutCompiler));
+      const ref = refs[(v === 'agent-first' || v === 'onewrite-first') && refs.agent ? 'agent' : 'stock'];
       const ratio = (x, of) => (v === 'stock' || !Number.isFinite(x / of) ? '' : `${(x / of).toFixed(2)}x`).padStart(8);
       const spread = xs.length > 1 ? `  (runs ${xs.map((x) => num(x.perRequest)).join(', ')})` : '';
       const bytes = gcOf(xs, 'bytesPerRequest');
       const fixed = (x, d) => (Number.isFinite(x) ? x.toFixed(d) : '-');
-      lines.push(`${head} ${num(per).padStart(10)}   ${ratio(per, stock)}   ${pct(share).padStart(11)}   ` +
-        `${num(without).padStart(10)}   ${ratio(without, stockWithout)}   ${fixed(gcOf(xs, 'scavengesPer1k'), 2).padStart(7)}   ` +
+      lines.push(`${head} ${num(per).padStart(10)}   ${ratio(per, ref.per)}   ${pct(share).padStart(11)}   ` +
+        `${num(without).padStart(10)}   ${ratio(without, ref.without)}   ${fixed(gcOf(xs, 'scavengesPer1k'), 2).padStart(7)}   ` +
         `${fixed(gcOf(xs, 'markCompactsPer1k'), 2).padStart(5)}   ${(Number.isFinite(bytes) ? num(bytes) : '-').padStart(11)}   ` +
-        `${ratio(bytes, stockBytes)}${spread}`);
+        `${ratio(bytes, ref.bytes)}${spread}`);
       if (v !== 'ceiling' || name === names[0]) {
         for (const x of xs) if (x.compiler > COMPILER_WARN) polluted.push(`${name} ${v} (${pct(x.compiler)})`);
       }
@@ -319,6 +339,15 @@ async function main() {
     console.log(`warning: a warm-up shorter than ${WARM} requests in 2 runs: V8's optimising compiler is likely ` +
       'still at work when counting starts, and its work lands in the count.');
   }
+  let sink = null;
+  if (opts.agent) {
+    // The agent's collector: a sink on loopback that answers as one and
+    // keeps nothing.
+    sink = await collector(AGENTS[opts.agent].collector, { keep: false });
+    agentOf = variants.agent(opts.agent, sink.url);
+    console.log(`agent: ${opts.agent} (-r ${AGENTS[opts.agent].name}), exporting to ${sink.url}; ` +
+      'agent-first and onewrite-first are ratios to agent (stock Node with the agent)');
+  }
   const results = Object.fromEntries(names.map((name) => [name, {}]));
   const ceiling = [];
   for (let i = 0; i < opts.repeat; i++) {
@@ -335,6 +364,7 @@ async function main() {
     }
   }
   b.progressDone();
+  if (sink) await sink.close();
   const { text, polluted, gcWarnings } = table(names, results, ceiling);
   console.log(text);
   console.log(gcNotes(results, ceiling));

