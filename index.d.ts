@@ -152,19 +152,21 @@ export interface BuildHeadOptions {
   contentLength?: number | undefined;
   /** A response to HEAD (default `false`). */
   head?: boolean | undefined;
-  /** The body: the whole message Node sends for `end(body)` is returned. */
+  /** The body: the whole message Node sends for `setHeader()`s then `end(body)` is returned. */
   body?: string | Uint8Array | undefined;
   /** The body's encoding when it is a string (default `'utf8'`). */
   encoding?: BodyEncoding | undefined;
 }
 
 /**
- * What Node's `ServerResponse` renders for
- * `writeHead(statusCode, statusMessage, headers)` on an HTTP/1.1
- * connection (Node's `res._header`), or with `options.body` the whole
- * message Node sends for `end(body)`. Invalid input throws Node's own
- * errors (`ERR_HTTP_INVALID_STATUS_CODE`, `ERR_INVALID_HTTP_TOKEN`,
- * `ERR_INVALID_CHAR`, ...).
+ * What Node's `ServerResponse` sends on an HTTP/1.1 connection: without
+ * `options.body`, the head `writeHead(statusCode, statusMessage, headers)`
+ * renders (Node's `res._header`: chunked unless a length is given); with
+ * it, the whole message of headers set with `setHeader()` and then
+ * `end(body)`, `Content-Length` after `Keep-Alive` (`writeHead()` then
+ * `end(body)` is sent chunked, unless `headers` has a `Content-Length`).
+ * Invalid input throws Node's own errors (`ERR_HTTP_INVALID_STATUS_CODE`,
+ * `ERR_INVALID_HTTP_TOKEN`, `ERR_INVALID_CHAR`, ...).
  */
 export function buildHead(
   statusCode: number,
