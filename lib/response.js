@@ -35,8 +35,8 @@ const { counters, fallback } = require('./stats');
 const { tidy } = require('./stack');
 const { SEEN_EXPECT } = require('./slots');
 const {
-  ArrayBufferIsView, ArrayIsArray, FunctionPrototypeCall, ObjectGetOwnPropertyDescriptor, ObjectGetProto, ObjectKeys,
-  RegExpPrototypeTest, SetPrototypeHas, StringPrototypeToLowerCase, isProxy, newSet, replacedBuiltin,
+  ArrayBufferIsView, ArrayIsArray, FunctionPrototypeCall, ObjectGetOwnPropertyDescriptor, ObjectGetPrototypeOf, ObjectKeys,
+  RegExpPrototypeTest, SetPrototypeHas, StringPrototypeToLowerCase, newSet, replacedBuiltin,
   replacedForHead,
 } = require('./primordials');
 
@@ -173,14 +173,20 @@ function instead(set, res, name, node) {
 }
 
 // Whether `o` is a ServerResponse (Express's response too, whose
-// prototype's prototype is): not a Proxy, whose getPrototypeOf trap
-// Node's code would not run, and ServerResponse.prototype on its chain.
+// prototype's prototype is): ServerResponse.prototype on its chain.
+// (Object.getPrototypeOf called as itself: V8's optimising compiler turns
+// it into a load of the object's map, where the __proto__ getter, called
+// through primordials, is a call into the runtime: ~130 instructions a
+// level on Node 26.  A response wrapped in a Proxy has its getPrototypeOf
+// trap run here, as its get traps run for every field the fast path
+// reads: docs/differences.md.  Asking util.types.isProxy first cost a
+// call into Node's C++ on every end() and write().)
 function isServerResponse(o) {
-  if (typeof o !== 'object' || o === null || isProxy(o)) return false;
-  let p = ObjectGetProto(o);
+  if (typeof o !== 'object' || o === null) return false;
+  let p = ObjectGetPrototypeOf(o);
   for (let depth = 0; p !== null && depth < 8; depth++) {
     if (p === ServerPrototype) return true;
-    p = ObjectGetProto(p);
+    p = ObjectGetPrototypeOf(p);
   }
   return false;
 }
