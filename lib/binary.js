@@ -143,8 +143,8 @@ function fromPackage(key, version, io) {
         (other ? ` (${other} is: node_modules was installed for another platform)` : ''),
       // One command to copy; then the causes, briefly (docs/platforms.md
       // has them all).
-      remedy: `npm install ${name}@${version} (npm leaves it out under --omit=optional, for a node_modules ` +
-        "made on another machine, and with onewrite's tarball installed alone)",
+      remedy: `npm install --no-save ${name}@${version} (npm leaves it out under --omit=optional, for a ` +
+        "node_modules made on another machine, and with onewrite's tarball installed alone)",
     };
   }
   let found;

@@ -45,6 +45,7 @@ function setUp() {
         StringPrototypeStartsWith: (s, p) => String(s).startsWith(p),
         StringPrototypeIncludes: (s, p) => String(s).includes(p),
         StringPrototypeReplaceAll: (s, a, b) => String(s).replaceAll(a, b),
+        dataOf: (o, name) => o?.[name],
         newArray: () => [],
       },
       internals: null,
@@ -56,7 +57,7 @@ function setUp() {
 }
 const {
   ArrayPrototypeJoin, ObjectDefineProperty, ObjectGetOwnPropertyDescriptor, ObjectKeys, StringPrototypeIncludes,
-  StringPrototypeReplaceAll, StringPrototypeStartsWith, newArray,
+  StringPrototypeReplaceAll, StringPrototypeStartsWith, dataOf, newArray,
 } = primordials;
 
 // Why the fast paths cannot run here, or null.  Checked once, at load.
@@ -180,8 +181,9 @@ const AGENTS = [
   ['dd-trace', '/node_modules/dd-trace/', '-r dd-trace/init'],
   ['New Relic', '/node_modules/newrelic/', '-r newrelic'],
   ['Elastic APM', '/node_modules/elastic-apm-node/', '-r elastic-apm-node/start'],
-  ['OpenTelemetry', '/node_modules/@opentelemetry/instrumentation-http/', '-r ./your-otel-setup.js'],
+  // (Sentry's SDK brings OpenTelemetry's instrumentation: looked for first.)
   ['Sentry', '/node_modules/@sentry/node/', '--import ./instrument.mjs'],
+  ['OpenTelemetry', '/node_modules/@opentelemetry/instrumentation-http/', '-r ./your-otel-setup.js'],
   ['AppDynamics', '/node_modules/appdynamics/', '-r ./your-appdynamics-setup.js'],
   ['Instana', '/node_modules/@instana/collector/', '-r @instana/collector/src/immediate'],
 ];
@@ -261,9 +263,15 @@ function install() {
       skipped[name] = wrappedFirst(name);
       continue;
     }
-    delete skipped[name];
-    saved[name] = ObjectGetOwnPropertyDescriptor(HOME[name], name);
     // Only the value changes: writable, enumerable, configurable are Node's.
+    // A prototype that will not take it (frozen) leaves that method Node's.
+    const node = ObjectGetOwnPropertyDescriptor(HOME[name], name);
+    if (node === undefined || (node.writable !== true && node.configurable !== true)) {
+      skipped[name] = `${name}() cannot be replaced where Node has it (its prototype is frozen): left to Node`;
+      continue;
+    }
+    delete skipped[name];
+    saved[name] = node;
     ObjectDefineProperty(HOME[name], name, { __proto__: null, value: methods[name] });
   }
   tellActive('installed');
@@ -329,10 +337,17 @@ function tellActive(mode) {
 // onewrite loaded (by something other than install()): their replacement
 // is what a response calls.
 function replacedSinceLoad() {
-  const out = [];
-  for (const [name, key] of [['end', 'end'], ['write', 'write'], ['uncork', 'uncork'],
-    ['_storeHeader', 'storeHeader'], ['_send', 'send'], ['_writeRaw', 'writeRaw'], ['_flushOutput', 'flushOutput']]) {
-    if (OM[name] !== internals.originals[key] && OM[name] !== methods[name]) out.push(name);
+  const out = newArray();
+  const names = [['end', 'end'], ['write', 'write'], ['uncork', 'uncork'], ['_storeHeader', 'storeHeader'],
+    ['_send', 'send'], ['_writeRaw', 'writeRaw'], ['_flushOutput', 'flushOutput']];
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i][0];
+    const now = OM[name];
+    if (now === internals.originals[names[i][1]] || now === methods[name]) continue;
+    // A shimmer-style wrapper of onewrite's own (an agent loaded after it)
+    // keeps calling it: that fast path is on.
+    if (methods[name] !== undefined && typeof now === 'function' && dataOf(now, '__original') === methods[name]) continue;
+    out[out.length] = name;
   }
   return out;
 }
@@ -340,8 +355,8 @@ function replacedSinceLoad() {
 function leftOut() {
   const left = { ...notNodes, ...skipped };
   for (const name of reason === null ? replacedSinceLoad() : []) {
-    left[name] = 'OutgoingMessage.prototype.' + name +
-      ' replaced after onewrite loaded: the replacement runs, its fast path is off';
+    left[name] = 'OutgoingMessage.prototype.' + name + ' replaced after onewrite loaded: the replacement runs, ' +
+      "and onewrite's method only where the replacement calls it";
   }
   return left;
 }

@@ -453,6 +453,7 @@ function nodesOnFinish() {
   let found;
   const nativeBind = bind.value;
   ObjectDefineProperty(FunctionPrototype, 'bind', {
+    __proto__: null,
     ...bind,
     value: function bind() {
       found ??= this;

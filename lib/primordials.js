@@ -77,6 +77,7 @@ const SOURCE = `'use strict';
     ['StringPrototypeCharCodeAt', 'method', 'String.prototype', 'charCodeAt'],
     ['StringPrototypeSlice', 'method', 'String.prototype', 'slice'],
     ['StringPrototypeIncludes', 'method', 'String.prototype', 'includes'],
+    ['StringPrototypeIndexOf', 'method', 'String.prototype', 'indexOf'],
     ['StringPrototypeStartsWith', 'method', 'String.prototype', 'startsWith'],
     ['StringPrototypeSplit', 'method', 'String.prototype', 'split'],
     ['StringPrototypeReplaceAll', 'method', 'String.prototype', 'replaceAll'],
@@ -153,9 +154,12 @@ const SOURCE = `'use strict';
 // chain with the first realm's tools, and a realm made again with it, so
 // that the one kept was made by no constructor but Node's.  Anything else
 // (node:vm patched by code loaded first, say, to edit what it answers)
-// throws: onewrite stays off and says why (lib/install.js).  Nothing of
-// this realm is called on the way: no builtin a polyfill or an agent may
-// have wrapped.  A context whose global has no prototype: a name the
+// throws: onewrite stays off and says why (lib/install.js).  No builtin of
+// this realm is called on the way (none a polyfill or an agent may have
+// wrapped); vm.createContext and vm.Script are read as they are and
+// called before they are checked, so code put there before onewrite
+// loads (a getter, a replaced function, dd-trace's subclass constructor)
+// runs once at load.  A context whose global has no prototype: a name the
 // source looks up is found on that context's own global, never on an
 // object of this realm.
 const SCRIPT_LINE = 'class Script extends ContextifyScript {';

@@ -29,7 +29,8 @@
 const path = require('node:path');
 const {
   ErrorCaptureStackTrace, ErrorIntrinsic, ArrayPrototypeJoin, ObjectGetOwnPropertyDescriptor, RegExpPrototypeExec,
-  StringPrototypeIncludes, StringPrototypeSlice, StringPrototypeSplit, StringPrototypeStartsWith, dataOf, hasLine,
+  StringPrototypeIncludes, StringPrototypeIndexOf, StringPrototypeSlice, StringPrototypeSplit, StringPrototypeStartsWith,
+  dataOf, hasLine,
   newArray, newRegExp,
 } = require('./primordials');
 
@@ -180,7 +181,7 @@ function tidyStack(err, made, response) {
   if (limit <= 0) return;
   const text = err.stack;
   if (typeof text !== 'string') return;
-  const start = firstFrameAt(text);
+  const start = firstFrameAt(text, err);
   if (start < 0) return;
   const frames = framesOf(StringPrototypeSlice(text, start));
   const own = countOwn(frames);
@@ -196,26 +197,31 @@ function tidyStack(err, made, response) {
     // Every frame was kept: nothing to take again.
     kept = collapse(frames);
   } else {
-    // The limit was reached: the frames past onewrite's outermost are
-    // taken again, from here.
+    // The limit was reached: the frames past the method are taken again,
+    // from here (here[0] is the method's frame, here[1] its caller, the
+    // same line as in the error's stack).  Where the error's stack reaches
+    // that caller, it is kept up to the method's frame, all of it (the
+    // user's listeners and wrappers, Node's frames between), and the
+    // callers follow; where it ends before, all of it is kept, the
+    // method's frame and its callers after it.
     const here = callers(tidy, limit);
-    const hereUser = firstUser(here);
-    const user = firstUser(frames);
     kept = newArray();
-    if (user < frames.length) {
-      collapse(frames, 0, user, kept);
-    } else {
-      // The stack ends inside onewrite's frames: Node's among them, then
-      // the outermost of onewrite's, as it is from here.
-      for (let i = 0; i < frames.length; i++) if (kindOf(frames[i]) !== OWN) kept[kept.length] = frames[i];
-      for (let i = hereUser - 1; i >= 0; i--) {
-        if (kindOf(here[i]) === OWN) {
-          kept[kept.length] = here[i];
-          break;
-        }
-      }
+    let j = -1;
+    for (let i = 0; i + 1 < frames.length; i++) {
+      if (kindOf(frames[i]) === OWN && here.length > 1 && frames[i + 1] === here[1]) j = i;
     }
-    collapse(here, hereUser, here.length, kept);
+    if (j >= 0) {
+      collapse(frames, 0, j + 1, kept);
+      for (let i = 1; i < here.length; i++) kept[kept.length] = here[i];
+    } else {
+      // (onewrite's frames at the end of the error's stack stand for the
+      // method's, which follows.)
+      let end = frames.length;
+      while (end > 0 && kindOf(frames[end - 1]) !== USER) end--;
+      collapse(frames, 0, end, kept);
+      for (let i = end; i < frames.length; i++) if (kindOf(frames[i]) !== OWN) kept[kept.length] = frames[i];
+      collapse(here, 0, here.length, kept);
+    }
   }
   // The one frame of onewrite's takes no place of the user's: the stack
   // has as many of theirs (and Node's) as it would without onewrite.
@@ -225,11 +231,20 @@ function tidyStack(err, made, response) {
   err.stack = head + ArrayPrototypeJoin(lines, '\n');
 }
 
-// Where the first frame line starts in a stack's text, or -1.
-function firstFrameAt(text) {
-  if (StringPrototypeStartsWith(text, FRAME)) return 0;
-  const lines = StringPrototypeSplit(text, '\n');
-  let at = 0;
+// Where the first frame line starts in a stack's text, or -1: after the
+// message (which may hold lines that look like frames: another error's
+// stack quoted in it), where the message can be found in the text.
+function firstFrameAt(text, err) {
+  let from = 0;
+  const d = ObjectGetOwnPropertyDescriptor(err, 'message');
+  const message = d !== undefined ? d.value : undefined;
+  if (typeof message === 'string' && message !== '') {
+    const at = StringPrototypeIndexOf(text, message);
+    if (at >= 0) from = at + message.length;
+  }
+  if (from === 0 && StringPrototypeStartsWith(text, FRAME)) return 0;
+  const lines = StringPrototypeSplit(StringPrototypeSlice(text, from), '\n');
+  let at = from;
   for (let i = 0; i < lines.length; i++) {
     if (StringPrototypeStartsWith(lines[i], FRAME)) return at;
     at += lines[i].length + 1;

@@ -204,7 +204,7 @@ t.test('ONEWRITE_BINARY: that file and nothing else', async (t) => {
 t.test('what went wrong, and what to do', async (t) => {
   const none = load(GLIBC_X64, fakeIo());
   t.equal(none.reason, 'its binary package, @onewrite/linux-x64-glibc, is not installed');
-  t.equal(none.remedy, "npm install @onewrite/linux-x64-glibc@1.2.3 (npm leaves it out under --omit=optional, for a " +
+  t.equal(none.remedy, "npm install --no-save @onewrite/linux-x64-glibc@1.2.3 (npm leaves it out under --omit=optional, for a " +
     "node_modules made on another machine, and with onewrite's tarball installed alone)",
   'one command to copy, of the version that goes with this onewrite, then the causes');
 
@@ -212,7 +212,7 @@ t.test('what went wrong, and what to do', async (t) => {
   t.equal(fromWindows.reason, 'its binary package, @onewrite/linux-x64-glibc, is not installed ' +
     '(@onewrite/win32-x64 is: node_modules was installed for another platform)', 'the sign of it, named');
   const forWindows = load({ os: 'win32', cpu: 'x64', libc: null }, fakeIo());
-  t.match(forWindows.remedy, /^npm install @onewrite\/win32-x64@1\.2\.3 /, "Windows' package");
+  t.match(forWindows.remedy, /^npm install --no-save @onewrite\/win32-x64@1\.2\.3 /, "Windows' package");
 
   const unreadable = fakeIo({ packages: { '@onewrite/linux-x64-glibc': '1.2.3' } });
   unreadable.io.require = () => {

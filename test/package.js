@@ -506,7 +506,7 @@ t.test('d. the main package alone: it loads, stays off, says what to do, and cha
   t.equal(out.status.active, false, 'status().active is false');
   t.equal(out.status.reason, `the native addon could not be loaded: its binary package, ${PLATFORM_PKG}, is not installed`,
     'status().reason says why');
-  t.match(out.status.remedy, new RegExp(`^npm install ${PLATFORM_PKG}@\\d+\\.\\d+\\.\\d+ \\(npm leaves it out under --omit=optional`),
+  t.match(out.status.remedy, new RegExp(`^npm install --no-save ${PLATFORM_PKG}@\\d+\\.\\d+\\.\\d+ \\(npm leaves it out under --omit=optional`),
     'status().remedy: the command to copy');
   t.equal(out.status.binary, null, 'status().binary: none');
   t.equal(out.installed, false, 'install() returns false');
@@ -529,7 +529,7 @@ t.test('d. the main package alone: it loads, stays off, says what to do, and cha
   // onewrite/register says once that it is off, with a code; says nothing
   // when that was asked for; and fails the start under ONEWRITE_STRICT=1.
   const node = (args, env = {}) => run(process.execPath, args, { cwd: app, env: { ...NO_CC_ENV, ...env }, timeout: 60000 });
-  const warning = /\[ONEWRITE_INACTIVE\] Warning: onewrite is not active: the native addon could not be loaded: .*; Node's own code serves every response\. To turn it on: npm install @onewrite\/[a-z0-9-]+@\d+\.\d+\.\d+ \(npm leaves it out/;
+  const warning = /\[ONEWRITE_INACTIVE\] Warning: onewrite is not active: the native addon could not be loaded: .*; Node's own code serves every response\. To turn it on: npm install --no-save @onewrite\/[a-z0-9-]+@\d+\.\d+\.\d+ \(npm leaves it out/;
   for (const [label, args] of [['-r', ['-r', 'onewrite/register', '-e', '1']],
     ['--import', ['--import', 'onewrite/register', '-e', '1']]]) {
     const r = await node(args);

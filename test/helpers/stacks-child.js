@@ -23,6 +23,12 @@ function thrown(name, fn) {
   }
 }
 
+// The user's own frames, n of them deep: stacks long enough to reach the
+// limit.
+function userDeep(n, fn) {
+  return n === 0 ? fn() : userDeep(n - 1, fn);
+}
+
 // Each case: [method, answer(req, res, done)], `done` called when its stack
 // is in.
 const CASES = {
@@ -69,6 +75,24 @@ const CASES = {
   'write: a body for HEAD (rejectNonStandardBodyWrites)': ['HEAD', function userBody(req, res, done) {
     thrown('write: a body for HEAD (rejectNonStandardBodyWrites)', () => res.write('x'));
     done(res);
+  }],
+  // Code of the user's that throws inside the method, called from deep
+  // in the user's code: every frame between the throw and the call.
+  'end: an on-headers wrapper of writeHead throws in the implicit head': ['GET', function userOnHeaders(req, res, done) {
+    const writeHead = res.writeHead;
+    res.writeHead = function userWriteHead() {
+      this.setHeader('X-Response-Time', 'bad\nvalue');
+      return writeHead.apply(this, arguments);
+    };
+    userDeep(6, () => thrown('end: an on-headers wrapper of writeHead throws in the implicit head', () => res.end('x')));
+    done(res);
+  }],
+  "end: a 'prefinish' listener throws": ['GET', function userPrefinishThrows(req, res, done) {
+    res.on('prefinish', function userListener() {
+      throw new Error('from prefinish');
+    });
+    userDeep(6, () => thrown("end: a 'prefinish' listener throws", () => res.end('x')));
+    done(null);
   }],
   "write after end: the 'error'": ['GET', function userAfterEnd(req, res, done) {
     res.on('error', (err) => {
