@@ -63,12 +63,13 @@ const {
 // Why the fast paths cannot run here, or null.  Checked once, at load.
 function whyUnavailable({ disable, runtime = 'Node', versionProblem = null, binding, error, missing, setupError = null }) {
   if (disable === '1') return 'disabled by ONEWRITE_DISABLE=1';
+  // Another runtime first: whatever of Node's it lacks (its node:vm, say,
+  // which the set-up checks as Node's) is not a fault of its own, and not
+  // listed.
+  if (!StringPrototypeStartsWith(runtime, 'Node')) return `${runtime} is not Node.js, whose http internals onewrite works on`;
   if (setupError !== null) {
     return `onewrite could not set itself up here: ${firstLine(setupError)}`;
   }
-  // (What another runtime lacks of Node's internals is not listed: none
-  // of it is a fault of that runtime's.)
-  if (!StringPrototypeStartsWith(runtime, 'Node')) return `${runtime} is not Node.js, whose http internals onewrite works on`;
   if (versionProblem !== null) return versionProblem;
   if (missing.length > 0) return `this Node lacks what onewrite relies on: ${missing.join(', ')}`;
   if (!binding) {

@@ -221,6 +221,11 @@ t.test('why the fast paths cannot run, for each reason, and what turns them on',
     ['Bun 1.4.5 is not Node.js, whose http internals onewrite works on', null]);
   t.same(both({ ...ok, runtime: 'Deno 2.9.6', binding: null }),
     ['Deno 2.9.6 is not Node.js, whose http internals onewrite works on', null]);
+  // Their node:vm is not Node's, which the set-up refuses: the runtime is
+  // still what is said.
+  t.same(both({ ...ok, runtime: 'Bun 1.4.5', binding: null,
+    setupError: new Error("node:vm's createContext was replaced before onewrite loaded") }),
+  ['Bun 1.4.5 is not Node.js, whose http internals onewrite works on', null], 'the runtime, before the set-up');
 });
 
 t.test('status() shape', async (t) => {
