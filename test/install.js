@@ -23,11 +23,15 @@ const descriptors = () => Object.fromEntries(NAMES.flatMap((n) => [
   [`SR.${n}`, Object.getOwnPropertyDescriptor(http.ServerResponse.prototype, n)],
   [`OM.${n}`, Object.getOwnPropertyDescriptor(http.OutgoingMessage.prototype, n)],
 ]));
-// The function-valued names a for...in over a response finds, in order.
+// The function-valued names a for...in over a response, and over a
+// request (an object of ClientRequest's prototype: no connection), finds,
+// in order.
 const enumerated = () => {
   const res = new http.ServerResponse({ method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1, headers: {} });
+  const req = Object.create(http.ClientRequest.prototype);
   const names = [];
-  for (const k in res) if (typeof res[k] === 'function') names.push(k);
+  for (const k in res) if (typeof res[k] === 'function') names.push(`response ${k}`);
+  for (const k in req) if (typeof req[k] === 'function') names.push(`request ${k}`);
   return names;
 };
 const attributes = (d) => d && { writable: d.writable, enumerable: d.enumerable, configurable: d.configurable };
@@ -54,7 +58,7 @@ t.test('install() and uninstall(): idempotent, and an exact restore', async (t) 
   for (const key of Object.keys(before)) {
     t.same(attributes(patched[key]), attributes(before[key]), `${key}: Node's attributes`);
   }
-  t.same(enumerated(), names, 'for...in over a response: the same methods, in the same order');
+  t.same(enumerated(), names, 'for...in over a response and a request: the same methods, in the same order');
   t.equal(onewrite.status().active, true);
   t.equal(onewrite.status().mode, 'installed');
   t.equal(onewrite.status().reason, null);

@@ -1,7 +1,8 @@
 'use strict';
 
 // What a user sees of onewrite in a stack (lib/stack.js): every error a
-// response method throws or hands on, and a stack taken inside each of a
+// response method (or a request's end() and write(), which share the
+// prototype) throws or hands on, and a stack taken inside each of a
 // response's events and callbacks (test/helpers/stacks-child.js), with
 // onewrite installed (-r onewrite/register) against stock Node:
 //  - at most one frame of onewrite's, named as the method the user called
@@ -49,11 +50,19 @@ for (const limit of ['default', '6']) {
         if (/^ {4}at callback \(/.test(l)) {
           t.ok(lines.some((x) => /^ {4}at Object\.callback \(node:_http_outgoing:/.test(x)), `${name}: where Node's is`);
         } else {
-          t.match(l, /^ {4}at ServerResponse\.(writeHead|end|write|uncork|_storeHeader) \(/, `${name}: named as the method`);
+          t.match(l, /^ {4}at (ServerResponse|ClientRequest)\.(writeHead|end|write|uncork|_storeHeader) \(/,
+            `${name}: named as the method`);
         }
       }
-      const missing = userFrames(lines).filter((f) => !userFrames(mine).includes(f));
-      t.same(missing, [], `${name}: the user's frames stock Node shows`, { stock: lines, onewrite: mine });
+      // An error Node makes inside the method and hands on (an 'error'
+      // event) is not thrown through onewrite's method, and keeps its
+      // frame among the limit's: under a limit it may push out stock's
+      // last frame (docs/differences.md).
+      const handedOn = /^request .*the 'error'$/.test(name) && limit !== 'default';
+      const counted = handedOn ? lines.slice(0, -own.length || undefined) : lines;
+      const missing = userFrames(counted).filter((f) => !userFrames(mine).includes(f));
+      t.same(missing, [], `${name}: the user's frames stock Node shows${handedOn ? ' (but the last, under a limit)' : ''}`,
+        { stock: lines, onewrite: mine });
       t.notOk(mine.some((l) => l.includes('[as writeHeader]') && !lines.some((s) => s.includes('[as writeHeader]'))),
         `${name}: no alias stock Node does not show`);
     }

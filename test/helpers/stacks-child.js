@@ -183,6 +183,28 @@ server.listen(0, '127.0.0.1', async () => {
     });
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+  // A request's methods (ClientRequest shares end() and write() with the
+  // response, on OutgoingMessage.prototype).
+  const request = () => http.request({ host: '127.0.0.1', port: server.address().port, method: 'POST', agent: false });
+  const thrownBy = request();
+  thrownBy.on('error', () => {});
+  thrown('request end: a number', function userRequestEnd() {
+    thrownBy.end(5);
+  });
+  thrownBy.destroy();
+  await new Promise((resolve) => {
+    const afterEnd = request();
+    afterEnd.on('error', (err) => {
+      if (err.code === 'ERR_STREAM_WRITE_AFTER_END') out["request write after end: the 'error'"] = frames(err.stack);
+      afterEnd.destroy();
+      resolve();
+    });
+    afterEnd.on('response', (res) => res.resume());
+    afterEnd.end();
+    (function userRequestWrite() {
+      afterEnd.write('y');
+    })();
+  });
   server.close();
   process.stdout.write(`${JSON.stringify(out)}\n`);
 });
