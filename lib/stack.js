@@ -84,17 +84,18 @@ function stackLimit() {
   return d !== undefined && typeof d.value === 'number' && d.value >= 0 ? d.value : -1;
 }
 
-// The frame lines of `boundary`'s callers, deep enough to reach past
-// onewrite's own (a limit that cannot be changed is used as it is).
-function callers(boundary, limit) {
+// The frame lines of `boundary`'s callers, `depth` of them (a limit that
+// cannot be changed is used as it is, and put back as it was).
+function callers(boundary, depth) {
+  if (ErrorCaptureStackTrace === undefined) return newArray();
   const holder = { __proto__: null };
   const d = ObjectGetOwnPropertyDescriptor(ErrorIntrinsic, 'stackTraceLimit');
   const writable = d !== undefined && d.writable === true;
-  if (writable) ErrorIntrinsic.stackTraceLimit = limit + 64;
+  if (writable) ErrorIntrinsic.stackTraceLimit = depth;
   try {
     ErrorCaptureStackTrace(holder, boundary);
   } finally {
-    if (writable) ErrorIntrinsic.stackTraceLimit = limit;
+    if (writable) ErrorIntrinsic.stackTraceLimit = d.value;
   }
   const text = holder.stack;
   return typeof text === 'string' ? framesOf(text) : newArray();
@@ -192,7 +193,7 @@ function tidyStack(err, made, response) {
   const head = StringPrototypeSlice(text, 0, start);
   let kept;
   if (made) {
-    kept = collapse(callers(tidy, limit));
+    kept = collapse(callers(tidy, limit + 64));
   } else if (frames.length < limit) {
     // Every frame was kept: nothing to take again.
     kept = collapse(frames);
@@ -204,7 +205,7 @@ function tidyStack(err, made, response) {
     // user's listeners and wrappers, Node's frames between), and the
     // callers follow; where it ends before, all of it is kept, the
     // method's frame and its callers after it.
-    const here = callers(tidy, limit);
+    const here = callers(tidy, limit + 64);
     kept = newArray();
     let j = -1;
     for (let i = 0; i + 1 < frames.length; i++) {
@@ -252,4 +253,4 @@ function firstFrameAt(text, err) {
   return -1;
 }
 
-module.exports = { tidy, frameWhere, isOwn, isNodes };
+module.exports = { tidy, callers, frameWhere, isOwn, isNodes };

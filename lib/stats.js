@@ -9,7 +9,7 @@
 
 const { debuglog } = require('node:util');
 const { MapPrototypeGet, MapPrototypeSet } = require('./primordials');
-const { frameWhere, isOwn, isNodes } = require('./stack');
+const { callers, frameWhere, isOwn, isNodes } = require('./stack');
 
 const counters = {
   heads: 0, //          heads rendered by the addon (or its cache)
@@ -26,26 +26,13 @@ const debug = debuglog('onewrite');
 const DEEP = 64; //  frames taken: onewrite's and Node's own come before the user's, often more than the default 10
 const SHOWN = 4; //  frames printed, from the user's first
 
-// The stack here, deep enough to reach the user's code.  A frozen limit
-// (--frozen-intrinsics) is left as it is.
-function deepStack() {
-  const limit = Error.stackTraceLimit;
-  try {
-    Error.stackTraceLimit = DEEP;
-  } catch {}
-  const stack = String(new Error().stack);
-  try {
-    Error.stackTraceLimit = limit;
-  } catch {}
-  return stack;
-}
-
 // Where the user's code called into what handed over: onewrite's frames
-// left out, Node's skipped up to the first frame of the user's (or of a
-// package of theirs), then a few frames from there.  Node's first few
-// when there is no user frame (a hand-over from one of Node's callbacks).
+// left out (DEEP of them taken, enough to reach past them),
+// Node's skipped up to the first frame of the user's (or of a package of
+// theirs), then a few frames from there.  Node's first few when there is
+// no user frame (a hand-over from one of Node's callbacks).
 function shortStack() {
-  const frames = deepStack().split('\n').slice(1).filter((l) => !isOwn(frameWhere(l)));
+  const frames = callers(shortStack, DEEP).filter((l) => !isOwn(frameWhere(l)));
   const first = frames.findIndex((l) => !isNodes(frameWhere(l)));
   return frames.slice(Math.max(first, 0), Math.max(first, 0) + SHOWN).join('\n');
 }
