@@ -331,7 +331,8 @@ function tellActive(mode) {
   told = true;
   debug('active (%s) on Node %s, binary %s', mode, process.versions.node, native.file);
   const left = leftOut();
-  for (const name of Object.keys(left)) debug('%s left to Node: %s', name, left[name]);
+  const names = ObjectKeys(left);
+  for (let i = 0; i < names.length; i++) debug('%s left to Node: %s', names[i], left[names[i]]);
 }
 
 // Node's methods on OutgoingMessage.prototype that were replaced since
@@ -355,9 +356,10 @@ function replacedSinceLoad() {
 
 function leftOut() {
   const left = { ...notNodes, ...skipped };
-  for (const name of reason === null ? replacedSinceLoad() : []) {
-    left[name] = 'OutgoingMessage.prototype.' + name + ' replaced after onewrite loaded: the replacement runs, ' +
-      "and onewrite's method only where the replacement calls it";
+  const replaced = reason === null ? replacedSinceLoad() : newArray();
+  for (let i = 0; i < replaced.length; i++) {
+    left[replaced[i]] = 'OutgoingMessage.prototype.' + replaced[i] + ' replaced after onewrite loaded: the ' +
+      "replacement runs, and onewrite's method only where the replacement calls it";
   }
   return left;
 }

@@ -401,7 +401,8 @@ function endAfterOnce(res, hadData) {
 }
 
 // write(): what the call returns when taken, NODE_WRITE for Node's own
-// write() (counted by the method: nodeWrite), or another function to call.
+// write() (which the method calls and counts), or another function to
+// call.
 const NODE_WRITE = { write: true };
 function fastWrite(set, res, chunk, encoding, callback) {
   const other = instead(set, res, 'write', originals.write);
