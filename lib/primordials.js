@@ -191,7 +191,9 @@ function makeRealm() {
   return made;
 }
 
-// What makeRealm() reads functions and properties with, from a realm.
+// What makeRealm() reads functions and properties with, from a realm:
+// a function's source ('' where it has none to give), an own data
+// property's value.
 function toolsOf(made) {
   const { FunctionPrototypeToString: toString, StringPrototypeIncludes: includes,
     StringPrototypeStartsWith: startsWith } = made.table;
@@ -221,18 +223,14 @@ function nodesScript(made, given) {
 }
 const realm = makeRealm();
 const { RegExpPrototypeExec } = realm;
-const FunctionPrototypeToString = realm.table.FunctionPrototypeToString;
 const { StringPrototypeIncludes, StringPrototypeSplit, ArrayIsArray } = realm.table;
 const ObjectGetOwnPropertyDescriptor = realm.ObjectGetOwnPropertyDescriptor;
 
-// The value of o's own data property `name`, read by its descriptor (a
-// getter there is not run), or undefined where it is an accessor or
-// absent.
-function dataOf(o, name) {
-  if (o === null || (typeof o !== 'object' && typeof o !== 'function')) return undefined;
-  const d = ObjectGetOwnPropertyDescriptor(o, name);
-  return d === undefined || d.get !== undefined || d.set !== undefined ? undefined : d.value;
-}
+// dataOf(o, name): the value of o's own data property `name`, read by its
+// descriptor (a getter there is not run), or undefined where it is an
+// accessor or absent; with the new realm's tools, as makeRealm() read
+// node:vm.
+const { valueOf: dataOf, source: sourceOfFunction } = toolsOf(realm);
 
 // `re` matches somewhere in `s` (RegExp.prototype.test looks up exec on
 // the object at every call; exec itself does not).
@@ -246,12 +244,7 @@ function RegExpPrototypeTest(re, s) {
 // made to throw, and which a function's own toString property does not
 // change.
 function sourceOf(fn) {
-  if (typeof fn !== 'function') return '';
-  try {
-    return FunctionPrototypeToString(fn);
-  } catch {
-    return '';
-  }
+  return typeof fn === 'function' ? sourceOfFunction(fn) : '';
 }
 
 // Whether fn is V8's own builtin (or a native method of Node's) named
