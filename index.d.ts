@@ -4,12 +4,21 @@
 
 import * as http from 'node:http';
 
+export interface InstallOptions {
+  /**
+   * `false` keeps `http.request()`'s side (ClientRequest) Node's own; the
+   * responses' fast paths are on either way. Default: `true`, unless
+   * `ONEWRITE_CLIENT=0` is in the environment.
+   */
+  client?: boolean;
+}
+
 /**
- * Puts the fast paths on `http.ServerResponse.prototype`. Idempotent.
- * Returns whether they are on: `false` when they cannot run here (see
- * `status().reason`).
+ * Puts the fast paths on Node's prototypes (responses, and requests unless
+ * `client: false`). Idempotent. Returns whether they are on: `false` when
+ * they cannot run here (see `status().reason`).
  */
-export function install(): boolean;
+export function install(options?: InstallOptions): boolean;
 
 /**
  * Puts Node's own methods back on `http.ServerResponse.prototype`, exactly
@@ -38,6 +47,14 @@ export interface Counters {
   writes: number;
   /** `write()` calls whose data Node's own code sent. */
   writesToNode: number;
+  /** A request's heads (`http.request()`) rendered by the addon (or its cache). */
+  requestHeads: number;
+  /** A request's heads Node rendered. */
+  requestHeadsToNode: number;
+  /** Node 20 and 22: a request's `end(data)` sent in one socket write. */
+  requestEnds: number;
+  /** Node 20 and 22: a request's `end(data)` Node's own code sent. */
+  requestEndsToNode: number;
 }
 
 interface StatusBase {
@@ -64,6 +81,8 @@ interface StatusBase {
    * or `ONEWRITE_BINARY`), or `null` when none was.
    */
   binary: string | null;
+  /** Installed with the client side on (`http.request()` takes the fast paths too). */
+  client: boolean;
 }
 
 /** Installed on `http.ServerResponse.prototype`, or the subclass in use. */

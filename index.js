@@ -2,7 +2,7 @@
 
 // onewrite: Node's HTTP/1.1 server, answering in one socket write.
 //
-//   require('onewrite').install()      patch http.ServerResponse.prototype
+//   require('onewrite').install()      patch Node's prototypes (responses, requests)
 //   require('onewrite').uninstall()    put Node's own methods back
 //   require('onewrite').status()       { active, mode, available, reason, counters, fallbacks, ... }
 //   require('onewrite').ServerResponse for http.createServer({ ServerResponse })

@@ -129,7 +129,7 @@ const facts = internals === null ? {
   error: native.error,
   missing: internals.supported || platforms.runtime() !== 'node' ? internals.missing() : [],
 };
-const gate = { on: false }; // the methods on http.ServerResponse.prototype
+const gate = { on: false, client: true }; // the methods on Node's prototypes; client: ClientRequest's too
 // The fast methods, made once onewrite may run: making them reads Node's
 // methods too, in the same guard.
 const made = makeAll(whyUnavailable(facts));
@@ -250,8 +250,14 @@ const HOME = { writeHead: SR, _storeHeader: OM, end: OM, write: OM, uncork: OM }
 let saved = null; // Node's own descriptors, by name, before install
 const skipped = {}; // fast methods install() left out, and why
 
-function install() {
+// install({ client }): `client: false` (or ONEWRITE_CLIENT=0 in the
+// environment, for onewrite/register) keeps http.request()'s side Node's
+// own; the response side is the same either way.  An install() that finds
+// the methods in place changes only that.
+function install(options) {
+  const client = clientWanted(options);
   if (response === null) return false;
+  gate.client = client;
   gate.on = true;
   if (saved !== null) return true;
   saved = { __proto__: null };
@@ -277,6 +283,19 @@ function install() {
   }
   tellActive('installed');
   return true;
+}
+
+// The option, read once; else the environment.  Anything but a boolean
+// is refused as Node refuses a bad option (before anything changes).
+function clientWanted(options) {
+  const client = options === undefined || options === null ? undefined : options.client;
+  if (client === undefined) return process.env.ONEWRITE_CLIENT !== '0';
+  if (typeof client !== 'boolean') {
+    const err = new TypeError(`The "options.client" property must be of type boolean. Received ${typeof client}`);
+    err.code = 'ERR_INVALID_ARG_TYPE';
+    throw err;
+  }
+  return client;
 }
 
 function uninstall() {
@@ -376,6 +395,7 @@ function status() {
     binary: native.file,
     node: process.versions.node,
     tested: facts.tested.slice(),
+    client: mode === 'installed' && gate.client,
     counters: stats.snapshot(),
     fallbacks: stats.fallbackSnapshot(),
     left,

@@ -424,10 +424,20 @@ for (let i = 0; i < MAKER_NAMES.length; i++) {
 // function is what the OutgoingMessage constructor sets as _onPendingData
 // (checked on 24.22.3 and 26.12.1), read there so that no method runs - a
 // write() wrapped before onewrite was loaded would count one call more.
+// (20 22: the constructor's is the same arrow, checked on 20.20.2 and
+// 22.23.5; write_() there gives a write without callback one of its own.)
 let nodeNop;
-if (LINE >= 24) {
+let pendingNop = null;
+{
   const p = new OutgoingMessage()._onPendingData;
-  if (sourceOf(p) === '() => {}') nodeNop = p;
+  if (sourceOf(p) === '() => {}') pendingNop = p;
+  if (LINE >= 24 && pendingNop !== null) nodeNop = p;
+}
+
+// A message's _onPendingData is the constructor's nop (a ClientRequest's
+// always is, unless replaced): how often _send() calls it cannot be seen.
+function pendingDataIsNop(msg) {
+  return pendingNop !== null && msg._onPendingData === pendingNop;
 }
 
 // ---- lib/_http_outgoing.js helpers, as Node has them ------------------------
@@ -996,6 +1006,7 @@ module.exports = {
   errors,
   errorMakerWorks,
   nodeNop,
+  pendingDataIsNop,
   symbols: {
     kOutHeaders, kCorked, kChunkedBuffer, kChunkedLength, kUniqueHeaders, kNeedDrain, kBytesWritten,
     kErrored, kHighWaterMark, kRejectBody, kEndCallbacks, kWritableFinished, kFlushError,

@@ -575,6 +575,58 @@ function endWithData(msg, chunk, encoding, callback, len, oneByte) {
   return why;
 }
 
+// A request's end(chunk, encoding[, callback]) on 20 and 22, up to the
+// callback (`withCallback`: end() itself adds it to 'finish', then calls
+// endTail()): Node's steps, with onFinish on the data's _send() where 24's
+// maybePrepareFinalChunk() would put it - the head rendered, a body
+// allowed, not chunked - in place of end()'s last _send('') (its one
+// difference: req.outputData holds one entry less).  The request's
+// checks passed (lib/response.js: not finished or destroyed,
+// strictContentLength off, Node's _send(), a string or Uint8Array of `len`
+// > 0 bytes).  Answers whether end()'s last _send() is still to come
+// (lastRefusal() says why).
+function requestEnd(msg, chunk, encoding, withCallback, len) {
+  // if (this[kSocket]) this[kSocket].cork();
+  const socket = msg.socket;
+  if (socket) socket.cork();
+  // write_(this, chunk, encoding, null, true): its checks are the caller's.
+  if (!internals.headerRendered(msg)) {
+    internals.setContentLength(msg, len);
+    implicitHeader(msg);
+  }
+  // Code run in the head (a wrapped _implicitHeader) may have changed what
+  // the one write relies on: asked again.
+  const why = !internals.headerRendered(msg) ? 'no head'
+    : !internals.hasBody(msg) ? 'no body'
+      : internals.isChunked(msg) ? 'chunked'
+        : changedInHead(msg) ?? (!sameLength(chunk, len) ? 'body changed in the head' : null);
+  const last = why === null;
+  const joined = last ? joinedRequest(msg, chunk, len) : undefined;
+  if (joined !== undefined) {
+    // _send(chunk) with the head pending: the head marked sent, then the
+    // head and the bytes, here one latin1 string.
+    internals.markHeadSent(msg);
+    internals.send(msg, joined, 'latin1', onFinish.bind(undefined, msg));
+  } else {
+    writeRest(msg, chunk, encoding, last ? onFinish.bind(undefined, msg) : nop, true, len);
+  }
+  if (!withCallback) endTail(msg, !last);
+  refusal = why;
+  return !last;
+}
+
+// A request's pending head and small bytes as one latin1 string, or
+// undefined.  Node's _send() would queue the head apart (two writes, or a
+// writev); the only other thing it does apart for the head is call
+// _onPendingData, a request's nop (asked).
+function joinedRequest(msg, chunk, len) {
+  if (typeof chunk === 'string' || !internals.headPending(msg) || !internals.pendingDataIsNop(msg)) {
+    return undefined;
+  }
+  const h = internals.head(msg);
+  return h.length + len <= BUFFER_COPY_LIMIT ? join(h, chunk, 0) : undefined;
+}
+
 // What end() does after its data: the strict check, (24 26) buffered
 // chunks flushed, its last _send() (`tailSends`: unless the one write
 // carried it, or 24/26 attached onFinish to the data's write), the socket
@@ -881,6 +933,6 @@ function textLength(chunk, encoding) {
 }
 
 module.exports = {
-  endEmpty, endFast, endWithData, endTail, writeData, lastHow, lastRefusal, flushChunks, textLength, plainBytes,
+  requestEnd, endEmpty, endFast, endWithData, endTail, writeData, lastHow, lastRefusal, flushChunks, textLength, plainBytes,
   typedArrayByteLength, addOwnUncork, SENT, WROTE, BUFFERED,
 };

@@ -26,7 +26,7 @@
 //    error thrown through it has onewrite's other frames taken out
 //    (lib/stack.js).
 
-const { STATUS_CODES, ServerResponse } = require('node:http');
+const { STATUS_CODES, ServerResponse, ClientRequest } = require('node:http');
 const internals = require('./internals');
 const head = require('./head');
 const outgoing = require('./outgoing');
@@ -42,6 +42,7 @@ const {
 
 const { originals, LINE, PHRASE_FIRST } = internals;
 const ServerPrototype = ServerResponse.prototype;
+const ClientPrototype = ClientRequest.prototype;
 
 const { INVALID_HEADER_CHAR } = head;
 
@@ -168,9 +169,25 @@ function wrapper(set, name, node) {
 function instead(set, res, name, node) {
   const other = wrapper(set, name, node);
   if (other !== null) return other;
-  if (!set.gate.on || (set.global === null && !isServerResponse(res))) return node;
+  if (!set.gate.on) return node;
+  if (set.global === null) {
+    const kind = kindOf(res);
+    if (kind === CLIENT) return set.gate.client && CLIENT_TAKES[name] === true ? AS_REQUEST : node;
+    if (kind !== SERVER) return node;
+  }
   return null;
 }
+// What instead() answers for a ClientRequest whose call the client side
+// takes (lib/request.js's part of it).
+const AS_REQUEST = { request: true };
+
+// What a message is, by ServerResponse.prototype or ClientRequest.prototype
+// on its chain (Express's response too, whose prototype's prototype is).
+const OTHER = 0;
+const SERVER = 1;
+const CLIENT = 2;
+// The client side's fast methods (the request head; 20 22: end()'s one write).
+const CLIENT_TAKES = { __proto__: null, _storeHeader: true, end: LINE < 24 };
 
 // Whether `o` is a ServerResponse (Express's response too, whose
 // prototype's prototype is): ServerResponse.prototype on its chain.
@@ -181,14 +198,18 @@ function instead(set, res, name, node) {
 // trap run here, as its get traps run for every field the fast path
 // reads: docs/differences.md.  Asking util.types.isProxy first cost a
 // call into Node's C++ on every end() and write().)
-function isServerResponse(o) {
-  if (typeof o !== 'object' || o === null) return false;
+function kindOf(o) {
+  if (typeof o !== 'object' || o === null) return OTHER;
   let p = ObjectGetPrototypeOf(o);
   for (let depth = 0; p !== null && depth < 8; depth++) {
-    if (p === ServerPrototype) return true;
+    if (p === ServerPrototype) return SERVER;
+    if (p === ClientPrototype) return CLIENT;
     p = ObjectGetPrototypeOf(p);
   }
-  return false;
+  return OTHER;
+}
+function isServerResponse(o) {
+  return kindOf(o) === SERVER;
 }
 
 // ---- the methods -------------------------------------------------------------
@@ -309,10 +330,13 @@ function writeHeadTaken(set, res, code, reason, obj) {
 // (20-24).
 function fastStoreHeader(set, res, firstLine, headers) {
   const other = instead(set, res, '_storeHeader', originals.storeHeader);
-  if (other !== null) return other;
+  if (other !== null && other !== AS_REQUEST) return other;
+  // A request's head is built as a response's: Node's _storeHeader is one
+  // function for both, and reads the same fields of either.
+  const request = other === AS_REQUEST;
   if (guard.busy) {
     nested('_storeHeader');
-    counters.headsToNode++;
+    countHead(request, false);
     return originals.storeHeader;
   }
   let seen = -1;
@@ -325,16 +349,17 @@ function fastStoreHeader(set, res, firstLine, headers) {
     guard.busy = false;
   }
   if (seen < 0) {
-    counters.headsToNode++;
+    countHead(request, false);
     return originals.storeHeader;
   }
-  counters.heads++;
+  countHead(request, true);
   if (seen & SEEN_EXPECT) internals.flushHead(res);
   return TAKEN;
 }
 
 function fastEnd(set, res, chunk, encoding, callback) {
   const other = instead(set, res, 'end', originals.end);
+  if (other === AS_REQUEST) return requestEnd(res, chunk, encoding, callback);
   if (other !== null) return other;
   const hasData = typeof chunk !== 'function' && !!chunk;
   if (guard.busy || builtinRefusal('end')) {
@@ -385,15 +410,79 @@ function endData(res, chunk, encoding, callback) {
   return LINE < 24 && typeof callback === 'function' ? ONCE : TAKEN;
 }
 
+// A request's end(chunk[, encoding][, callback]) on 20 and 22 (24 and 26
+// do this themselves): with data, the data's write carries onFinish, as
+// 24's maybePrepareFinalChunk() makes it, in place of the empty write end()
+// makes after it; the request then leaves in one socket write (else
+// head and data, then '', in a writev).  The rest is Node's steps.  Without
+// data, or with what the server side would not take, Node's own end().
+function requestEnd(req, chunk, encoding, callback) {
+  if (typeof chunk === 'function' || !chunk) return originals.end;
+  if (guard.busy || builtinRefusal('end')) {
+    if (guard.busy) nested('end');
+    counters.requestEndsToNode++;
+    return originals.end;
+  }
+  if (typeof encoding === 'function') {
+    callback = encoding;
+    encoding = null;
+  }
+  guard.busy = true;
+  try {
+    const why = requestRefusal(req, chunk, encoding);
+    if (why !== null) {
+      fallback(why, 'end');
+      counters.requestEndsToNode++;
+      return originals.end;
+    }
+    const withCallback = typeof callback === 'function';
+    const tailSends = outgoing.requestEnd(req, chunk, encoding, withCallback, bodyLength);
+    if (tailSends) {
+      fallback(outgoing.lastRefusal(), 'end');
+      counters.requestEndsToNode++;
+    } else {
+      counters.requestEnds++;
+    }
+    if (withCallback) return tailSends ? ONCE : ONCE_SENT;
+  } finally {
+    guard.busy = false;
+  }
+  return TAKEN;
+}
+
+// Why a request's end(chunk) is Node's: what the server side refuses, but
+// the socket (a request's is often still to come: the bytes then wait in
+// outputData, sent by Node's _flushOutput()) and Node's _send().
+function requestRefusal(req, chunk, encoding) {
+  if (req.finished) return 'finished';
+  if (req.destroyed) return 'destroyed';
+  if (req.strictContentLength) return 'strictContentLength';
+  if (!internals.sendIsNodes(req)) return '_send replaced';
+  return bodyRefusal(chunk, encoding);
+}
+
+// A head counted as a response's or a request's; by Node or here.
+function countHead(request, here) {
+  if (request) {
+    if (here) counters.requestHeads++;
+    else counters.requestHeadsToNode++;
+  } else if (here) {
+    counters.heads++;
+  } else {
+    counters.headsToNode++;
+  }
+}
+
 // end() on 20 and 22 with a callback: its data (or none) sent, the
 // callback is added to 'finish' by end() itself (this.once(), from its
 // own frame, where a 'newListener' listener sees Node's end() call it),
 // then the rest of Node's end() (`hadData`: it was given data).
 const ONCE = { once: true };
-function endAfterOnce(res, hadData) {
+const ONCE_SENT = { once: true, sent: true }; // (a request's: its data's write carries onFinish)
+function endAfterOnce(res, hadData, tailSends) {
   guard.busy = true;
   try {
-    outgoing.endTail(res, true, hadData);
+    outgoing.endTail(res, tailSends, hadData);
   } finally {
     guard.busy = false;
   }
@@ -507,9 +596,9 @@ function makeMethods(gate, global = null) {
     const n = arguments.length;
     try {
       let r = fastEnd(set, this, chunk, encoding, callback);
-      if (r === ONCE) {
+      if (r === ONCE || r === ONCE_SENT) {
         this.once('finish', typeof chunk === 'function' ? chunk : typeof encoding === 'function' ? encoding : callback);
-        r = endAfterOnce(this, typeof chunk !== 'function' && !!chunk);
+        r = endAfterOnce(this, typeof chunk !== 'function' && !!chunk, r === ONCE);
       }
       if (r === TAKEN) {
         // Node's end() last: its first message, all of it sent.

@@ -18,6 +18,10 @@ const counters = {
   endsToNode: 0, //     end(data) left to Node
   writes: 0, //         write() calls whose chunk went out in a write of onewrite
   writesToNode: 0, //   write() calls whose chunk Node sent
+  requestHeads: 0, //   a ClientRequest's heads rendered by the addon (or its cache)
+  requestHeadsToNode: 0, // a ClientRequest's heads Node rendered
+  requestEnds: 0, //    a request's end(data) sent in one write (20 22)
+  requestEndsToNode: 0, // a request's end(data) left to Node (20 22)
 };
 
 const fallbacks = new Map();

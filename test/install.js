@@ -236,7 +236,8 @@ t.test('status() shape', async (t) => {
   const onewrite = require('..');
   const s = onewrite.status();
   t.same(Object.keys(s).sort(),
-    ['active', 'available', 'binary', 'counters', 'fallbacks', 'left', 'mode', 'node', 'reason', 'remedy', 'tested']);
+    ['active', 'available', 'binary', 'client', 'counters', 'fallbacks', 'left', 'mode', 'node', 'reason', 'remedy',
+      'tested']);
   t.equal(s.remedy, null, 'nothing to remedy');
   t.equal(s.binary, require('../lib/native').file, 'the file of the binary loaded');
   t.ok(require('node:fs').existsSync(s.binary), 'which exists');
@@ -245,7 +246,8 @@ t.test('status() shape', async (t) => {
   t.equal(s.node, process.versions.node);
   t.same(s.tested, [20, 22, 24, 26]);
   t.same(Object.keys(s.counters).sort(),
-    ['ends', 'endsToNode', 'heads', 'headsToNode', 'writes', 'writesToNode']);
+    ['ends', 'endsToNode', 'heads', 'headsToNode', 'requestEnds', 'requestEndsToNode', 'requestHeads',
+      'requestHeadsToNode', 'writes', 'writesToNode']);
   t.equal(child(['-p', 'typeof require("onewrite").buildHead']).stdout.trim(), 'function');
 });
 

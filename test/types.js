@@ -64,7 +64,10 @@ const BREAKAGES = [
   ['ServerResponse is not an http.ServerResponse',
     (d) => d.replace(/> extends http\.ServerResponse<Request> \{\}/, '> {}')],
   ['install() returns a string',
-    (d) => d.replace(/export function install\(\): boolean;/, 'export function install(): string;')],
+    (d) => d.replace(/export function install\(options\?: InstallOptions\): boolean;/,
+      'export function install(options?: InstallOptions): string;')],
+  ['install() takes any client option',
+    (d) => d.replace(/ {2}client\?: boolean;\n\}/, '  client?: unknown;\n}')],
   ['buildHead accepts any encoding',
     (d) => d.replace(/encoding\?: BodyEncoding \| undefined;/, 'encoding?: string | undefined;')],
 ];

@@ -8,12 +8,16 @@ import {
   install, uninstall, status, available, buildHead, ServerResponse, sse, ndjson,
 } from 'onewrite';
 import type {
-  Status, Counters, BuildHeadOptions, Headers, SSEWriter, NDJSONWriter, StreamResult,
+  Status, Counters, BuildHeadOptions, Headers, SSEWriter, NDJSONWriter, StreamResult, InstallOptions,
 } from 'onewrite';
 
 // ---- install / uninstall / available ----------------------------------------
 
 const installed: boolean = install();
+const serverOnly: boolean = install({ client: false });
+const options: InstallOptions = { client: true };
+// @ts-expect-error client is a boolean
+install({ client: 'no' });
 const removed: boolean = uninstall();
 const canRun: boolean = available;
 const same: boolean = onewrite.install() && onewrite.uninstall() && onewrite.available;
@@ -29,6 +33,9 @@ const tested: number[] = s.tested;
 const counters: Counters = s.counters;
 const total: number = counters.heads + counters.headsToNode + counters.ends +
   counters.endsToNode + counters.writes + counters.writesToNode;
+const requests: number = counters.requestHeads + counters.requestHeadsToNode + counters.requestEnds +
+  counters.requestEndsToNode;
+const clientSide: boolean = s.client;
 const hexFallbacks: number | undefined = s.fallbacks['encoding hex'];
 const leftOut: string | undefined = s.left.writeHead;
 const mode: 'installed' | 'subclass' | 'off' = s.mode;
