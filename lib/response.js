@@ -186,8 +186,8 @@ const AS_REQUEST = { request: true };
 const OTHER = 0;
 const SERVER = 1;
 const CLIENT = 2;
-// The client side's fast methods (the request head; 20 22: end()'s one write).
-const CLIENT_TAKES = { __proto__: null, _storeHeader: true, end: LINE < 24 };
+// The client side's fast methods: the request head, end()'s one write.
+const CLIENT_TAKES = { __proto__: null, _storeHeader: true, end: true };
 
 // Whether `o` is a ServerResponse (Express's response too, whose
 // prototype's prototype is): ServerResponse.prototype on its chain.
@@ -410,14 +410,14 @@ function endData(res, chunk, encoding, callback) {
   return LINE < 24 && typeof callback === 'function' ? ONCE : TAKEN;
 }
 
-// A request's end(chunk[, encoding][, callback]) on 20 and 22 (24 and 26
-// do this themselves): with data, the data's write carries onFinish, as
-// 24's maybePrepareFinalChunk() makes it, in place of the empty write end()
-// makes after it; the request then leaves in one socket write (else
-// head and data, then '', in a writev).  The rest is Node's steps.  Without
-// data, or with what the server side would not take, Node's own end().
+// A request's end(chunk[, encoding][, callback]) (lib/outgoing.js
+// requestEnd): with data, the request leaves in one socket write where
+// Node makes a writev (20 22: text or bytes; 24 26: bytes, which Node
+// queues apart from the head).  Without data, text on 24 and 26 (which
+// Node sends in one write itself), or what the server side would not take,
+// Node's own end().
 function requestEnd(req, chunk, encoding, callback) {
-  if (typeof chunk === 'function' || !chunk) return originals.end;
+  if (typeof chunk === 'function' || !chunk || (LINE >= 24 && typeof chunk === 'string')) return originals.end;
   if (guard.busy || builtinRefusal('end')) {
     if (guard.busy) nested('end');
     counters.requestEndsToNode++;
@@ -429,21 +429,18 @@ function requestEnd(req, chunk, encoding, callback) {
   }
   guard.busy = true;
   try {
-    const why = requestRefusal(req, chunk, encoding);
+    const why = requestRefusal(req, chunk, encoding, callback);
     if (why !== null) {
       fallback(why, 'end');
       counters.requestEndsToNode++;
       return originals.end;
     }
-    const withCallback = typeof callback === 'function';
-    const tailSends = outgoing.requestEnd(req, chunk, encoding, withCallback, bodyLength);
-    if (tailSends) {
+    if (outgoing.requestEnd(req, chunk, encoding, callback, bodyLength)) {
+      counters.requestEnds++;
+    } else {
       fallback(outgoing.lastRefusal(), 'end');
       counters.requestEndsToNode++;
-    } else {
-      counters.requestEnds++;
     }
-    if (withCallback) return tailSends ? ONCE : ONCE_SENT;
   } finally {
     guard.busy = false;
   }
@@ -453,7 +450,10 @@ function requestEnd(req, chunk, encoding, callback) {
 // Why a request's end(chunk) is Node's: what the server side refuses, but
 // the socket (a request's is often still to come: the bytes then wait in
 // outputData, sent by Node's _flushOutput()) and Node's _send().
-function requestRefusal(req, chunk, encoding) {
+function requestRefusal(req, chunk, encoding, callback) {
+  // 20 22: end() adds it with this.once() after the data: code of the
+  // user's can run there (a 'newListener' listener), and write.
+  if (LINE < 24 && typeof callback === 'function') return 'end callback';
   if (req.finished) return 'finished';
   if (req.destroyed) return 'destroyed';
   if (req.strictContentLength) return 'strictContentLength';
@@ -478,11 +478,10 @@ function countHead(request, here) {
 // own frame, where a 'newListener' listener sees Node's end() call it),
 // then the rest of Node's end() (`hadData`: it was given data).
 const ONCE = { once: true };
-const ONCE_SENT = { once: true, sent: true }; // (a request's: its data's write carries onFinish)
-function endAfterOnce(res, hadData, tailSends) {
+function endAfterOnce(res, hadData) {
   guard.busy = true;
   try {
-    outgoing.endTail(res, tailSends, hadData);
+    outgoing.endTail(res, true, hadData);
   } finally {
     guard.busy = false;
   }
@@ -596,9 +595,9 @@ function makeMethods(gate, global = null) {
     const n = arguments.length;
     try {
       let r = fastEnd(set, this, chunk, encoding, callback);
-      if (r === ONCE || r === ONCE_SENT) {
+      if (r === ONCE) {
         this.once('finish', typeof chunk === 'function' ? chunk : typeof encoding === 'function' ? encoding : callback);
-        r = endAfterOnce(this, typeof chunk !== 'function' && !!chunk, r === ONCE);
+        r = endAfterOnce(this, typeof chunk !== 'function' && !!chunk);
       }
       if (r === TAKEN) {
         // Node's end() last: its first message, all of it sent.
