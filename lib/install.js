@@ -142,7 +142,11 @@ function makeAll(why) {
   try {
     const fast = require('./response');
     const own = fast.makeMethods(gate);
-    return { response: fast, methods: own, always: fast.makeMethods({ on: true }, own), reason: null };
+    const always = fast.makeMethods({ on: true }, own);
+    // The client side's own: on Node's Agent.prototype only (the subclass
+    // is a server's).
+    own.addRequest = require('./agent').makeAddRequest(gate);
+    return { response: fast, methods: own, always, reason: null };
   } catch (err) {
     return { ...none, reason: whyUnavailable({ ...facts, setupError: err }) };
   }
@@ -156,6 +160,8 @@ const NODE = {
   end: 'end',
   write: 'write',
   uncork: 'uncork',
+  _flushOutput: 'flushOutput',
+  addRequest: 'addRequest',
 };
 const RELIES_ON = {
   writeHead: ['writeHead', 'storeHeader'],
@@ -163,6 +169,8 @@ const RELIES_ON = {
   end: ['end', 'send', 'writeRaw', 'flushOutput', 'implicitHeader'],
   write: ['write', 'send', 'writeRaw', 'flushOutput', 'implicitHeader'],
   uncork: ['uncork', 'send', 'writeRaw', 'flushOutput'],
+  _flushOutput: ['flushOutput'],
+  addRequest: ['addRequest'],
 };
 // The errors of Node's each fast method must be able to make (lib/internals.js).
 const ERRORS_USED = {
@@ -171,6 +179,8 @@ const ERRORS_USED = {
   end: ['contentLengthMismatch', 'bodyNotAllowed', 'destroyedWrite', 'writeAfterEnd', 'destroyedEnd', 'alreadyFinished'],
   write: ['bodyNotAllowed'],
   uncork: [],
+  _flushOutput: [],
+  addRequest: [],
 };
 
 // ---- what is said of a method left in place ---------------------------------
@@ -207,6 +217,8 @@ const EFFECT = {
   end: "end() takes Node's steps, not onewrite's one write (onewrite still renders the head)",
   write: "write() takes Node's steps, not onewrite's one write",
   uncork: "uncork() takes Node's steps",
+  _flushOutput: "a request's queued bytes leave in Node's several writes",
+  addRequest: "Node's addRequest() spreads the request's options the slow way",
 };
 // `what`: Node's functions found wrapped, where not `name` itself.
 function wrappedFirst(name, when = 'install()', what = name) {
@@ -244,8 +256,12 @@ const PATCHED = usable(ObjectKeys(methods));
 
 const SR = http.ServerResponse.prototype;
 const OM = http.OutgoingMessage.prototype;
-// Where Node has each method (20 22 24 26).
-const HOME = { writeHead: SR, _storeHeader: OM, end: OM, write: OM, uncork: OM };
+const AP = http.Agent.prototype;
+// Where Node has each method (20 22 24 26), and where the object that
+// calls it finds it (a response; an agent).
+const CR = http.ClientRequest.prototype;
+const HOME = { writeHead: SR, _storeHeader: OM, end: OM, write: OM, uncork: OM, _flushOutput: OM, addRequest: AP };
+const SEEN = { writeHead: SR, _storeHeader: SR, end: SR, write: SR, uncork: SR, _flushOutput: CR, addRequest: AP };
 
 let saved = null; // Node's own descriptors, by name, before install
 const skipped = {}; // fast methods install() left out, and why
@@ -266,7 +282,7 @@ function install(options) {
     // A method that is not Node's own any more where a response finds it
     // (a wrapper, or one of onewrite's inside a wrapper left from an
     // earlier install) stays.
-    if (SR[name] !== internals.originals[NODE[name]]) {
+    if (SEEN[name][name] !== internals.originals[NODE[name]]) {
       skipped[name] = wrappedFirst(name);
       continue;
     }
@@ -331,6 +347,7 @@ class ServerResponse extends http.ServerResponse {
 if (always !== null) {
   for (let i = 0; i < PATCHED.length; i++) {
     const name = PATCHED[i];
+    if (always[name] === undefined) continue; // (addRequest, _flushOutput: the client side's)
     const node = ObjectGetOwnPropertyDescriptor(HOME[name], name);
     ObjectDefineProperty(ServerResponse.prototype, name, {
       __proto__: null, value: always[name], writable: node.writable, enumerable: node.enumerable,

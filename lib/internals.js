@@ -142,6 +142,7 @@ const SIGNATURES = {
   end: 'write_(this, chunk, encoding, ',
   write: 'write_(this, chunk, encoding, callback, false)',
   uncork: LINE >= 22 ? 'this._send(len.toString(16)' : 'this.socket.uncork()',
+  addRequest: 'options = { __proto__: null, ...options, ...this.options };', //  20 22 24 26
 };
 // fn when its source has `line` (it is Node's), else null.  The source is
 // read with the untouched realm's Function.prototype.toString
@@ -166,6 +167,7 @@ const originals = {
   uncork: nodes('uncork', OM.uncork),
   writeHead: nodes('writeHead', SR.writeHead) ?? nodes('writeHead', SR.writeHeader),
   implicitHeader: nodes('implicitHeader', SR._implicitHeader),
+  addRequest: nodes('addRequest', http.Agent.prototype.addRequest),
 };
 const pristine = {};
 const SIGNATURE_NAMES = ObjectKeys(SIGNATURES);
@@ -424,8 +426,8 @@ for (let i = 0; i < MAKER_NAMES.length; i++) {
 // function is what the OutgoingMessage constructor sets as _onPendingData
 // (checked on 24.22.3 and 26.12.1), read there so that no method runs - a
 // write() wrapped before onewrite was loaded would count one call more.
-// (20 22: the constructor's is the same arrow, checked on 20.20.2 and
-// 22.23.5; write_() there gives a write without callback one of its own.)
+// (20 22: the constructor's is the same arrow, and write_()'s nop too:
+// checked on 20.20.2 and 22.23.5.)
 let nodeNop;
 let pendingNop = null;
 {
@@ -434,10 +436,9 @@ let pendingNop = null;
   if (LINE >= 24 && pendingNop !== null) nodeNop = p;
 }
 
-// A message's _onPendingData is the constructor's nop (a ClientRequest's
-// always is, unless replaced): how often _send() calls it cannot be seen.
-function pendingDataIsNop(msg) {
-  return pendingNop !== null && msg._onPendingData === pendingNop;
+// Node's nop: what write_() gives a write without callback (20 22 24 26).
+function isNodeNop(fn) {
+  return pendingNop !== null && fn === pendingNop;
 }
 
 // ---- lib/_http_outgoing.js helpers, as Node has them ------------------------
@@ -970,8 +971,15 @@ function socketOwner(socket) {
 // the fast paths do what they would do, so a replacement must see Node's
 // calls instead.
 function sendIsNodes(res) {
+  const flushOutput = res._flushOutput;
   return res._send === originals.send && res._writeRaw === originals.writeRaw &&
-    res._flushOutput === originals.flushOutput;
+    (flushOutput === originals.flushOutput || (flushOutput === ownFlushOutput && flushOutput !== null));
+}
+// onewrite's _flushOutput (lib/response.js), which does Node's for a
+// response: the same as Node's here.
+let ownFlushOutput = null;
+function setOwnFlushOutput(fn) {
+  ownFlushOutput = fn;
 }
 
 // The calls end(), write() and uncork() make (20 22 24 26), through the
@@ -1006,7 +1014,8 @@ module.exports = {
   errors,
   errorMakerWorks,
   nodeNop,
-  pendingDataIsNop,
+  isNodeNop,
+  setOwnFlushOutput,
   symbols: {
     kOutHeaders, kCorked, kChunkedBuffer, kChunkedLength, kUniqueHeaders, kNeedDrain, kBytesWritten,
     kErrored, kHighWaterMark, kRejectBody, kEndCallbacks, kWritableFinished, kFlushError,

@@ -575,85 +575,6 @@ function endWithData(msg, chunk, encoding, callback, len, oneByte) {
   return why;
 }
 
-// A request's end(chunk, encoding, callback): Node's steps, with the
-// data's _send() carrying onFinish where 24's maybePrepareFinalChunk()
-// puts it - the head rendered, a body allowed, not chunked - on 20 and 22
-// too, in place of end()'s last _send('') (the one difference there:
-// req.outputData holds one entry less until the socket takes it); and
-// small bytes sent with the pending head as one string.  The request then
-// leaves in one socket write where Node makes a writev.  The caller
-// checked the request (lib/response.js: not finished or destroyed,
-// strictContentLength off, Node's _send(), a string or Uint8Array of `len`
-// > 0 bytes; 20 22: no callback, which end() adds with this.once() between
-// the data and its last _send()).  Answers whether the data carried the
-// end (else lastRefusal() says why not).
-function requestEnd(msg, chunk, encoding, callback, len) {
-  // if (this[kSocket]) this[kSocket].cork();
-  const socket = msg.socket;
-  if (socket) socket.cork();
-  // maybePrepareFinalChunk() (24 26), write_()'s head (20 22).
-  if (!internals.headerRendered(msg)) {
-    internals.setContentLength(msg, len);
-    implicitHeader(msg);
-  }
-  // Code run in the head (a wrapped _implicitHeader) may have changed what
-  // this relies on: asked again.
-  const why = !internals.headerRendered(msg) ? 'no head'
-    : !internals.hasBody(msg) ? 'no body'
-      : internals.isChunked(msg) ? 'chunked'
-        : changedInHead(msg) ?? (!sameLength(chunk, len) ? 'body changed in the head' : null);
-  const finish = why === null ? onFinish.bind(undefined, msg) : null;
-  if (LINE >= 24) {
-    if (finish !== null && typeof callback === 'function') {
-      internals.queueEndCallback(msg, callback);
-      callback = undefined;
-    }
-    // write_(this, chunk, encoding, finishCallback, true)
-    if (writeChecks24(msg, chunk, encoding, finish ?? nop)) {
-      strictCheck(msg, len, true);
-      if (!internals.headerRendered(msg)) {
-        internals.setContentLength(msg, len);
-        implicitHeader(msg);
-      }
-      sendRequestData(msg, chunk, encoding, len, finish);
-    }
-    if (typeof callback === 'function') internals.queueEndCallback(msg, callback);
-  } else {
-    // write_(this, chunk, encoding, null, true), its checks made.
-    sendRequestData(msg, chunk, encoding, len, finish);
-  }
-  endTail(msg, finish === null);
-  refusal = why;
-  return why === null;
-}
-
-// write_()'s _send()s of a request's data (writeRest: framed where the
-// request is chunked), or, where the data carries the end, one _send() of
-// the pending head and small bytes as one string.
-function sendRequestData(msg, chunk, encoding, len, finish) {
-  const joined = finish !== null ? joinedRequest(msg, chunk, len) : undefined;
-  if (joined !== undefined) {
-    // _send(chunk) with the head pending: the head marked sent, then the
-    // head and the bytes, here one latin1 string.
-    internals.markHeadSent(msg);
-    internals.send(msg, joined, 'latin1', finish);
-  } else {
-    writeRest(msg, chunk, encoding, finish ?? nop, true, len);
-  }
-}
-
-// A request's pending head and small bytes as one latin1 string, or
-// undefined.  Node's _send() would queue the head apart (two writes, or a
-// writev); the only other thing it does apart for the head is call
-// _onPendingData, a request's nop (asked).
-function joinedRequest(msg, chunk, len) {
-  if (typeof chunk === 'string' || !internals.headPending(msg) || !internals.pendingDataIsNop(msg)) {
-    return undefined;
-  }
-  const h = internals.head(msg);
-  return h.length + len <= BUFFER_COPY_LIMIT ? join(h, chunk, 0) : undefined;
-}
-
 // What end() does after its data: the strict check, (24 26) buffered
 // chunks flushed, its last _send() (`tailSends`: unless the one write
 // carried it, or 24/26 attached onFinish to the data's write), the socket
@@ -960,6 +881,6 @@ function textLength(chunk, encoding) {
 }
 
 module.exports = {
-  requestEnd, endEmpty, endFast, endWithData, endTail, writeData, lastHow, lastRefusal, flushChunks, textLength, plainBytes,
+  endEmpty, endFast, endWithData, endTail, writeData, lastHow, lastRefusal, flushChunks, textLength, plainBytes, join,
   typedArrayByteLength, addOwnUncork, SENT, WROTE, BUFFERED,
 };

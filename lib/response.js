@@ -30,6 +30,7 @@ const { STATUS_CODES, ServerResponse, ClientRequest } = require('node:http');
 const internals = require('./internals');
 const head = require('./head');
 const outgoing = require('./outgoing');
+const request = require('./request');
 const guard = require('./guard');
 const { counters, fallback } = require('./stats');
 const { tidy } = require('./stack');
@@ -186,8 +187,9 @@ const AS_REQUEST = { request: true };
 const OTHER = 0;
 const SERVER = 1;
 const CLIENT = 2;
-// The client side's fast methods: the request head, end()'s one write.
-const CLIENT_TAKES = { __proto__: null, _storeHeader: true, end: true };
+// The client side's fast methods: the request head, end()'s one write
+// (its socket there), the queued bytes' (lib/request.js).
+const CLIENT_TAKES = { __proto__: null, _storeHeader: true, end: true, _flushOutput: true };
 
 // Whether `o` is a ServerResponse (Express's response too, whose
 // prototype's prototype is): ServerResponse.prototype on its chain.
@@ -359,17 +361,21 @@ function fastStoreHeader(set, res, firstLine, headers) {
 
 function fastEnd(set, res, chunk, encoding, callback) {
   const other = instead(set, res, 'end', originals.end);
-  if (other === AS_REQUEST) return requestEnd(res, chunk, encoding, callback);
-  if (other !== null) return other;
+  if (other !== null && other !== AS_REQUEST) return other;
+  const request = other === AS_REQUEST;
   const hasData = typeof chunk !== 'function' && !!chunk;
+  // A request's end() is a response's once it has its socket (Node's
+  // end() is one function for both).  Until then Node queues its bytes,
+  // and they leave when the socket comes (_flushOutput: lib/request.js).
+  if (request && (!hasData || res.socket == null)) return originals.end;
   if (guard.busy || builtinRefusal('end')) {
     if (guard.busy) nested('end');
-    if (hasData) counters.endsToNode++;
+    if (hasData) countEnd(request, false);
     return originals.end;
   }
   guard.busy = true;
   try {
-    return hasData ? endData(res, chunk, encoding, callback) : endEmpty(res, chunk, encoding, callback);
+    return hasData ? endData(res, chunk, encoding, callback, request) : endEmpty(res, chunk, encoding, callback);
   } finally {
     guard.busy = false;
   }
@@ -384,8 +390,8 @@ function endEmpty(res, chunk, encoding, callback) {
   return LINE < 24 && typeof cb === 'function' ? ONCE : TAKEN;
 }
 
-// end(chunk[, encoding][, callback]) with data.
-function endData(res, chunk, encoding, callback) {
+// end(chunk[, encoding][, callback]) with data (`request`: a request's).
+function endData(res, chunk, encoding, callback, request) {
   if (typeof encoding === 'function') {
     callback = encoding;
     encoding = null;
@@ -393,72 +399,59 @@ function endData(res, chunk, encoding, callback) {
   const why = dataRefusal(res, chunk, encoding);
   if (why !== null) {
     fallback(why, 'end');
-    counters.endsToNode++;
+    countEnd(request, false);
     return originals.end;
   }
   if (typeof callback !== 'function' && outgoing.endFast(res, chunk, encoding, bodyLength, bodyOneByte)) {
-    counters.ends++;
+    countEnd(request, true);
     return TAKEN;
   }
   const missed = outgoing.endWithData(res, chunk, encoding, callback, bodyLength, bodyOneByte);
   if (missed === null) {
-    counters.ends++;
+    countEnd(request, true);
   } else {
     fallback(missed, 'end');
-    counters.endsToNode++;
+    countEnd(request, false);
   }
   return LINE < 24 && typeof callback === 'function' ? ONCE : TAKEN;
 }
 
-// A request's end(chunk[, encoding][, callback]) (lib/outgoing.js
-// requestEnd): with data, the request leaves in one socket write where
-// Node makes a writev (20 22: text or bytes; 24 26: bytes, which Node
-// queues apart from the head).  Without data, text on 24 and 26 (which
-// Node sends in one write itself), or what the server side would not take,
-// Node's own end().
-function requestEnd(req, chunk, encoding, callback) {
-  if (typeof chunk === 'function' || !chunk || (LINE >= 24 && typeof chunk === 'string')) return originals.end;
-  if (guard.busy || builtinRefusal('end')) {
-    if (guard.busy) nested('end');
-    counters.requestEndsToNode++;
-    return originals.end;
+function countEnd(request, here) {
+  if (request) {
+    if (here) counters.requestEnds++;
+    else counters.requestEndsToNode++;
+  } else if (here) {
+    counters.ends++;
+  } else {
+    counters.endsToNode++;
   }
-  if (typeof encoding === 'function') {
-    callback = encoding;
-    encoding = null;
+}
+
+// _flushOutput(socket): a request's queued bytes in one write
+// (lib/request.js); everything else's, Node's.  What the write answered
+// is in `flushed` (read at once).
+const FLUSHED = { flushed: true };
+let flushed;
+function fastFlushOutput(set, msg, socket) {
+  const other = instead(set, msg, '_flushOutput', originals.flushOutput);
+  if (other !== AS_REQUEST) return other ?? originals.flushOutput;
+  if (guard.busy || builtinRefusal('_flushOutput')) {
+    if (guard.busy) nested('_flushOutput');
+    return originals.flushOutput;
   }
   guard.busy = true;
   try {
-    const why = requestRefusal(req, chunk, encoding, callback);
-    if (why !== null) {
-      fallback(why, 'end');
-      counters.requestEndsToNode++;
-      return originals.end;
+    const r = request.flush(msg, socket);
+    if (r === request.NODES) {
+      if (request.counted()) counters.requestFlushesToNode++;
+      return originals.flushOutput;
     }
-    if (outgoing.requestEnd(req, chunk, encoding, callback, bodyLength)) {
-      counters.requestEnds++;
-    } else {
-      fallback(outgoing.lastRefusal(), 'end');
-      counters.requestEndsToNode++;
-    }
+    counters.requestFlushes++;
+    flushed = r;
+    return FLUSHED;
   } finally {
     guard.busy = false;
   }
-  return TAKEN;
-}
-
-// Why a request's end(chunk) is Node's: what the server side refuses, but
-// the socket (a request's is often still to come: the bytes then wait in
-// outputData, sent by Node's _flushOutput()) and Node's _send().
-function requestRefusal(req, chunk, encoding, callback) {
-  // 20 22: end() adds it with this.once() after the data: code of the
-  // user's can run there (a 'newListener' listener), and write.
-  if (LINE < 24 && typeof callback === 'function') return 'end callback';
-  if (req.finished) return 'finished';
-  if (req.destroyed) return 'destroyed';
-  if (req.strictContentLength) return 'strictContentLength';
-  if (!internals.sendIsNodes(req)) return '_send replaced';
-  return bodyRefusal(chunk, encoding);
 }
 
 // A head counted as a response's or a request's; by Node or here.
@@ -642,8 +635,24 @@ function makeMethods(gate, global = null) {
       throw tidy(err, false, isServerResponse(this));
     }
   }
+  function _flushOutput(socket) {
+    try {
+      const r = fastFlushOutput(set, this, socket);
+      if (r !== FLUSHED) return FunctionPrototypeCall(r, this, socket);
+      const ret = flushed;
+      flushed = undefined;
+      return ret;
+    } catch (err) {
+      throw tidy(err, false, isServerResponse(this));
+    }
+  }
   const ours = LINE >= 24 ? { writeHead, _storeHeader, end, write, uncork } :
     { writeHead, _storeHeader, end, write };
+  if (global === null) {
+    // (A request's: on OutgoingMessage.prototype alone, not the subclass.)
+    ours._flushOutput = _flushOutput;
+    internals.setOwnFlushOutput(_flushOutput);
+  }
   // With no chunk buffered, this uncork() calls Node's own when instead()
   // finds nothing else to run for the response.
   if (LINE >= 24) {

@@ -20,8 +20,10 @@ const counters = {
   writesToNode: 0, //   write() calls whose chunk Node sent
   requestHeads: 0, //   a ClientRequest's heads rendered by the addon (or its cache)
   requestHeadsToNode: 0, // a ClientRequest's heads Node rendered
-  requestEnds: 0, //    a request's end(data) sent in one write (20 22)
-  requestEndsToNode: 0, // a request's end(data) left to Node (20 22)
+  requestEnds: 0, //    a request's end(data) sent in one write, its socket there
+  requestEndsToNode: 0, // a request's end(data) left to Node, its socket there
+  requestFlushes: 0, // a request's queued bytes (no socket at end()) sent in one write when it came
+  requestFlushesToNode: 0, // the same in several writes, by Node's _flushOutput()
 };
 
 const fallbacks = new Map();

@@ -13,32 +13,78 @@
 // test/client-differential.js does the same with seeded random requests.
 
 const t = require('tap');
+const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
-const { spawnNode } = require('./helpers/child');
+const { spawn } = require('node:child_process');
+const { cleanNode } = require('./helpers/child');
 
 const LINE = Number(process.versions.node.split('.')[0]);
 const FIXTURE = path.join(__dirname, 'fixtures', 'client-shapes.js');
 const REGISTER = path.join(__dirname, '..', 'register.js');
 const STATUS = path.join(__dirname, 'helpers', 'status-preload.js');
 
+// The fixture under strace: its transcript, and per case the client's
+// write(2) and writev(2) calls on the case's sockets (the fixture marks
+// each case and its sockets' descriptors on stderr).
 async function run(preload, env = {}) {
   const args = [];
   for (const p of preload) args.push('-r', p);
-  const r = await spawnNode([...args, FIXTURE], { env: { COUNT_WRITES: '1', ...env } });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ow-client-'));
+  const trace = path.join(dir, 'trace');
+  const [cmd, argv, options] = cleanNode([...args, FIXTURE], { COUNT_WRITES: '1', ...env },
+    { stdio: ['ignore', 'pipe', 'pipe'] });
+  const r = await new Promise((resolve) => {
+    const child = spawn('strace', ['-f', '-qq', '-e', 'trace=write,writev', '-s', '40', '-o', trace, cmd, ...argv],
+      options);
+    const o = [];
+    const e = [];
+    child.stdout.on('data', (d) => o.push(d));
+    child.stderr.on('data', (d) => e.push(d));
+    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(o).toString(), stderr: Buffer.concat(e).toString() }));
+  });
   if (r.code !== 0) throw new Error(`client-shapes exited ${r.code}: ${r.stderr}`);
-  return JSON.parse(r.stdout.trim().split('\n').pop());
+  const out = JSON.parse(r.stdout.trim().split('\n').pop());
+  out.perCase = writesPerCase(fs.readFileSync(trace, 'utf8'));
+  fs.rmSync(dir, { recursive: true, force: true });
+  return out;
 }
 
-// The case indexes of test/fixtures/client-shapes.js whose end(body) the
-// client side sends in one write where stock makes a writev: on 20 and 22
-// a string or small bytes of a known length, not chunked, no
-// flushHeaders(), no end callback (which 20 and 22 add with this.once()
-// between the data and the last write); on 24 and 26 small bytes (Node
-// sends text with the head itself, and queues bytes apart from it).
-const ONE_WRITE = LINE < 24 ? [1, 2, 3, 4, 5, 13, 15, 19, 21, 23, 24, 25, 26, 27, 28] : [2, 3, 30];
-// end(body) whose data carries the end after bytes that went before it (a
-// write(), flushHeaders(), a head apart from large bytes).
-const CARRIES_END = LINE < 24 ? [9, 18, 20] : [20];
+function writesPerCase(trace) {
+  const perCase = [];
+  let calls = [];
+  for (const line of trace.split('\n')) {
+    const m = /^\d+ +(write|writev)\((\d+), (.*)/.exec(line);
+    if (!m) continue;
+    const mark = /^"OWMARK (start|end) (\d+) ?([\d,]*)\\n"/.exec(m[3]);
+    if (m[2] === '2' && mark) {
+      if (mark[1] === 'start') {
+        calls = [];
+      } else {
+        const fds = new Set(mark[3].split(',').filter(Boolean));
+        const mine = calls.filter((c) => fds.has(c.fd));
+        perCase[Number(mark[2])] = {
+          writes: mine.filter((c) => c.kind === 'write').length,
+          writevs: mine.filter((c) => c.kind === 'writev').length,
+        };
+      }
+      continue;
+    }
+    calls.push({ kind: m[1], fd: m[2] });
+  }
+  return perCase;
+}
+
+// The case indexes of test/fixtures/client-shapes.js whose bytes leave in
+// one write where stock makes a writev: on 20 and 22 end(text or small
+// bytes) with a known length, not chunked, no flushHeaders() (Node queues
+// the data and an empty string carrying 'finish'), end callbacks too; on
+// 24 and 26 end(small bytes) (Node queues the head apart from them, and
+// sends text with the head itself).
+const ONE_WRITE = LINE < 24 ? [1, 2, 3, 4, 5, 7, 8, 13, 15, 19, 21, 23, 24, 25, 26, 27, 28, 30] : [2, 3, 30];
+// end(body) called once the request has its socket: end()'s one write, as
+// a response's; the others are queued and flushed in one write.
+const IN_SOCKET = 27;
 
 t.test('every request shape: the same bytes, events, errors and state as stock', async (t) => {
   const [stock, ow] = await Promise.all([run([]), run([REGISTER, STATUS])]);
@@ -52,13 +98,13 @@ t.test('every request shape: the same bytes, events, errors and state as stock',
   t.ok(c.requestHeads >= 25, `request heads rendered by the addon: ${c.requestHeads}`);
   t.equal(c.heads, 0, 'no response heads counted');
   t.ok(ow.status.fallbacks['non-ascii head'] >= 1, 'a latin1 header value is Node\'s');
-  t.equal(c.requestEnds, ONE_WRITE.length + CARRIES_END.length, 'end(body) calls whose data carried the end');
-  if (LINE < 24) t.equal(ow.status.fallbacks['end callback'], 4, 'end(body, callback) is Node\'s on 20 and 22');
+  t.equal(c.requestEnds, 1, 'end(body) with the socket there: one write');
+  t.equal(c.requestFlushes, ONE_WRITE.filter((i) => i !== IN_SOCKET).length, 'queued bytes flushed in one write');
+  t.ok(ow.status.fallbacks['callback on an early entry'] >= 1, "a write()'s callback keeps Node's writes");
   for (let i = 0; i < stock.perCase.length; i++) {
     if (ONE_WRITE.includes(i)) {
-      // The server's own answer is one _write in the same process.
-      t.same(stock.perCase[i], { writes: 1, writevs: 1 }, `case ${i}: stock sends a writev`);
-      t.same(ow.perCase[i], { writes: 2, writevs: 0 }, `case ${i}: onewrite one write`);
+      t.same(stock.perCase[i], { writes: 0, writevs: 1 }, `case ${i}: stock sends a writev`);
+      t.same(ow.perCase[i], { writes: 1, writevs: 0 }, `case ${i}: onewrite one write`);
     } else {
       t.same(ow.perCase[i], stock.perCase[i], `case ${i}: the socket writes as stock's`);
     }
@@ -76,7 +122,8 @@ t.test('ONEWRITE_CLIENT=0 and install({ client: false }) keep the client side No
     t.same(ow.logs, stock.logs, `${name}: the same events`);
     t.same(ow.perCase, stock.perCase, `${name}: the same writes`);
     const c = ow.status.counters;
-    t.equal(c.requestHeads + c.requestHeadsToNode + c.requestEnds + c.requestEndsToNode, 0, `${name}: nothing taken`);
+    t.equal(c.requestHeads + c.requestHeadsToNode + c.requestEnds + c.requestEndsToNode + c.requestFlushes +
+      c.requestFlushesToNode, 0, `${name}: nothing taken`);
     t.equal(ow.status.client, false, `${name}: status().client false`);
   }
 });
@@ -92,4 +139,27 @@ t.test('install() options', async (t) => {
   t.equal(onewrite.status().client, true, 'the client side on');
   t.equal(onewrite.uninstall(), true);
   t.equal(onewrite.status().client, false, 'off once uninstalled');
+});
+
+t.test("Agent.prototype.addRequest: what Node's makes of the options, as stock", async (t) => {
+  // test/fixtures/agent-options.js: the object an agent's getName() and
+  // createConnection() are given, from requests and from direct calls
+  // with a getter, a symbol, a Proxy, a prototype, a non-enumerable key,
+  // integer keys, a getter that throws or hides a later key.
+  const fixture = path.join(__dirname, 'fixtures', 'agent-options.js');
+  const one = async (preload) => {
+    const [cmd, argv, options] = cleanNode([...preload.flatMap((p) => ['-r', p]), fixture], {},
+      { stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = await new Promise((resolve) => {
+      const child = spawn(cmd, argv, options);
+      const o = [];
+      child.stdout.on('data', (d) => o.push(d));
+      child.on('close', (code) => resolve({ code, text: Buffer.concat(o).toString() }));
+    });
+    t.equal(out.code, 0, `${preload.length ? 'onewrite' : 'stock'} exited 0`);
+    return JSON.parse(out.text);
+  };
+  const [stock, ow] = await Promise.all([one([]), one([REGISTER])]);
+  t.ok(stock.length > 20, `entries logged: ${stock.length}`);
+  t.same(ow, stock, 'the same objects, getter and trap calls, errors');
 });

@@ -2,9 +2,10 @@
 
 // The ways in: require() alone changes nothing; install() / uninstall()
 // patch Node's methods where Node has them (writeHead on
-// http.ServerResponse.prototype, end, write, uncork and _storeHeader on
-// http.OutgoingMessage.prototype), their attributes kept, so that a
-// for...in over a response finds what it finds with stock Node, and
+// http.ServerResponse.prototype, end, write, uncork, _storeHeader and
+// _flushOutput on http.OutgoingMessage.prototype, addRequest on
+// http.Agent.prototype), their attributes kept, so that a
+// for...in over a response, a request or an agent finds what it finds with stock Node, and
 // restore them exactly, and are idempotent; the ServerResponse subclass touches nothing global; -r and
 // --import of onewrite/register work, print nothing and add no global;
 // ONEWRITE_DISABLE=1 and an untested Node leave Node's code in place and
@@ -16,12 +17,13 @@ const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 
 const ROOT = path.join(__dirname, '..');
-const NAMES = ['writeHead', '_storeHeader', 'end', 'write', 'uncork', 'writeHeader'];
-// Each name's own descriptor on ServerResponse.prototype and on
-// OutgoingMessage.prototype.
+const NAMES = ['writeHead', '_storeHeader', 'end', 'write', 'uncork', 'writeHeader', '_flushOutput', 'addRequest'];
+// Each name's own descriptor on ServerResponse.prototype,
+// OutgoingMessage.prototype and Agent.prototype.
 const descriptors = () => Object.fromEntries(NAMES.flatMap((n) => [
   [`SR.${n}`, Object.getOwnPropertyDescriptor(http.ServerResponse.prototype, n)],
   [`OM.${n}`, Object.getOwnPropertyDescriptor(http.OutgoingMessage.prototype, n)],
+  [`AP.${n}`, Object.getOwnPropertyDescriptor(http.Agent.prototype, n)],
 ]));
 // The function-valued names a for...in over a response, and over a
 // request (an object of ClientRequest's prototype: no connection), finds,
@@ -29,9 +31,11 @@ const descriptors = () => Object.fromEntries(NAMES.flatMap((n) => [
 const enumerated = () => {
   const res = new http.ServerResponse({ method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1, headers: {} });
   const req = Object.create(http.ClientRequest.prototype);
+  const agent = new http.Agent();
   const names = [];
   for (const k in res) if (typeof res[k] === 'function') names.push(`response ${k}`);
   for (const k in req) if (typeof req[k] === 'function') names.push(`request ${k}`);
+  for (const k in agent) if (typeof agent[k] === 'function') names.push(`agent ${k}`);
   return names;
 };
 const attributes = (d) => d && { writable: d.writable, enumerable: d.enumerable, configurable: d.configurable };
@@ -54,11 +58,13 @@ t.test('install() and uninstall(): idempotent, and an exact restore', async (t) 
   const patched = descriptors();
   t.not(patched['OM.end'].value, before['OM.end'].value, 'end is replaced, where Node has it');
   t.not(patched['SR.writeHead'].value, before['SR.writeHead'].value, 'writeHead is replaced');
+  t.not(patched['OM._flushOutput'].value, before['OM._flushOutput'].value, '_flushOutput is replaced');
+  t.not(patched['AP.addRequest'].value, before['AP.addRequest'].value, 'addRequest is replaced');
   t.equal(patched['SR.end'], undefined, 'no end of its own on ServerResponse.prototype');
   for (const key of Object.keys(before)) {
     t.same(attributes(patched[key]), attributes(before[key]), `${key}: Node's attributes`);
   }
-  t.same(enumerated(), names, 'for...in over a response and a request: the same methods, in the same order');
+  t.same(enumerated(), names, 'for...in over a response, a request, an agent: the same methods, in the same order');
   t.equal(onewrite.status().active, true);
   t.equal(onewrite.status().mode, 'installed');
   t.equal(onewrite.status().reason, null);
@@ -246,8 +252,8 @@ t.test('status() shape', async (t) => {
   t.equal(s.node, process.versions.node);
   t.same(s.tested, [20, 22, 24, 26]);
   t.same(Object.keys(s.counters).sort(),
-    ['ends', 'endsToNode', 'heads', 'headsToNode', 'requestEnds', 'requestEndsToNode', 'requestHeads',
-      'requestHeadsToNode', 'writes', 'writesToNode']);
+    ['ends', 'endsToNode', 'heads', 'headsToNode', 'requestEnds', 'requestEndsToNode', 'requestFlushes',
+      'requestFlushesToNode', 'requestHeads', 'requestHeadsToNode', 'writes', 'writesToNode']);
   t.equal(child(['-p', 'typeof require("onewrite").buildHead']).stdout.trim(), 'function');
 });
 

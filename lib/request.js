@@ -1,0 +1,154 @@
+'use strict';
+
+// A request's queued bytes in one socket write (the client side).
+//
+// A request ended before it has its socket - the usual case: an agent
+// hands a socket over on the next tick - has its bytes queued by Node in
+// req.outputData, and Node's _flushOutput(socket) writes the entries
+// when the socket comes, corked: a writev of them.  Node 20 and 22 queue
+// a request's data (the head merged with text), then an empty string
+// carrying onFinish; every line queues the head apart from bytes.  Where
+// the entries are one of those shapes, flush() writes them as one: the
+// text as it is, or the head and bytes of up to 4 KiB copied into one
+// latin1 string, with the last entry's callback; the rest of the steps
+// are _flushOutput()'s.  end() itself stays Node's, and so does what it
+// queued until the socket takes it.
+//
+// The bytes and the callbacks are the same (an earlier entry's callback
+// is Node's nop), and so is what the socket's write() answers (the empty
+// string adds nothing to the socket's length).  It is decided at the
+// flush, where the socket is known: one whose write path is not Node's
+// own (a wrapper on its write(), _write(), _writev(), its handle's
+// methods) gets Node's writes, each of them.  The entries are read through
+// their descriptors: a getter there is seen, not run, and leaves the flush
+// to Node.  No code of the user's runs before the one write.
+
+const internals = require('./internals');
+const { join, plainBytes, typedArrayByteLength } = require('./outgoing');
+const { fallback } = require('./stats');
+const { ArrayIsArray, ObjectGetOwnPropertyDescriptor, isProxy } = require('./primordials');
+
+const { LINE, isNodeNop } = internals;
+const BUFFER_COPY_LIMIT = 4095; // as lib/outgoing.js: a larger copy costs more than the writev
+
+// An own data property's value, or NOT_DATA (absent: Node's read would
+// reach the prototype; an accessor: it would run code).
+const NOT_DATA = { notData: true };
+function dataOf(o, key) {
+  const d = ObjectGetOwnPropertyDescriptor(o, key);
+  return d === undefined || d.get !== undefined || d.set !== undefined ? NOT_DATA : d.value;
+}
+
+// An entry of outputData ({ data, encoding, callback }, as _writeRaw()
+// and _send() queue them), its fields read once; or null.
+const entries = [
+  { entry: null, data: null, encoding: null, callback: null },
+  { entry: null, data: null, encoding: null, callback: null },
+  { entry: null, data: null, encoding: null, callback: null },
+];
+function readEntry(queue, i) {
+  const entry = dataOf(queue, i);
+  if (typeof entry !== 'object' || entry === null || entry === NOT_DATA || isProxy(entry)) return null;
+  const d = ObjectGetOwnPropertyDescriptor(entry, 'data');
+  if (d === undefined || d.writable !== true) return null; // (Node sets it to null)
+  const encoding = dataOf(entry, 'encoding');
+  const callback = dataOf(entry, 'callback');
+  if (encoding === NOT_DATA || callback === NOT_DATA) return null;
+  const e = entries[i];
+  e.entry = entry;
+  e.data = d.value;
+  e.encoding = encoding;
+  e.callback = callback;
+  return e;
+}
+
+// A callback Node's writes of these entries would not call with effect.
+function noCallback(cb) {
+  return cb === null || cb === undefined || isNodeNop(cb);
+}
+
+// The empty string 20 and 22 queue last, carrying onFinish.
+function emptyLast(e) {
+  return e.data === '' && e.encoding === 'latin1' && typeof e.callback === 'function';
+}
+
+// What flush() writes: one chunk, its encoding and callback; or the reason
+// Node's writes are made.
+const one = { data: null, encoding: null, callback: null };
+function shape(n) {
+  const a = entries[0];
+  const b = entries[1];
+  if (!noCallback(a.callback)) return 'callback on an early entry';
+  // Text (the head merged with it, as _send() merges it), then ''.
+  if (n === 2 && typeof a.data === 'string' && emptyLast(b)) {
+    one.data = a.data;
+    one.encoding = a.encoding;
+    one.callback = b.callback;
+    return null;
+  }
+  // The head, bytes, and (20 22) ''.
+  if (typeof a.data !== 'string' || a.encoding !== 'latin1' || !plainBytes(b.data)) return 'entries of another shape';
+  let last = b;
+  if (n === 3) {
+    last = entries[2];
+    if (!noCallback(b.callback) || !emptyLast(last)) return 'entries of another shape';
+  }
+  if (a.data.length + typedArrayByteLength(b.data) > BUFFER_COPY_LIMIT) return 'bytes too large to copy';
+  const joined = join(a.data, b.data, 0);
+  if (joined === undefined) return 'head not latin1';
+  one.data = joined;
+  one.encoding = 'latin1';
+  one.callback = last.callback;
+  return null;
+}
+
+// _flushOutput(socket) for a request: Node's steps with the entries
+// written as one (answers what the socket's write() answered), or
+// NODES with nothing done (the reason recorded).
+const NODES = { nodes: true };
+let worthCounting = false; // the last flush handed to Node had entries to merge
+function flush(msg, socket) {
+  const why = refusal(msg, socket);
+  worthCounting = why !== '' && why !== null;
+  if (why !== null) {
+    if (worthCounting) fallback(why, '_flushOutput');
+    return NODES;
+  }
+  const queue = dataOf(msg, 'outputData');
+  const n = queue.length;
+  // (20: while (this[kCorked]) ..., nothing here: refusal().)
+  socket.cork();
+  for (let i = 0; i < n; i++) entries[i].entry.data = null;
+  const { data, encoding, callback } = one;
+  one.data = null;
+  one.callback = null;
+  for (let i = 0; i < n; i++) entries[i].entry = entries[i].data = entries[i].callback = null;
+  const ret = socket.write(data, encoding, callback);
+  socket.uncork();
+  msg.outputData = [];
+  msg._onPendingData(-msg.outputSize);
+  msg.outputSize = 0;
+  return ret;
+}
+
+// Why the entries cannot go as one ('' for what is not worth a reason:
+// nothing queued, or one entry, which Node writes as one already).
+function refusal(msg, socket) {
+  const queue = dataOf(msg, 'outputData');
+  if (queue === NOT_DATA || !ArrayIsArray(queue) || isProxy(queue)) return 'outputData not an array';
+  const n = queue.length;
+  if (n < 2) return '';
+  if (n > 3) return 'entries of another shape';
+  if (LINE < 22 && internals.corked(msg)) return 'corked';
+  if (socket == null || typeof socket !== 'object') return 'no socket';
+  const path = internals.socketPathRefusal(socket);
+  if (path !== null) return path;
+  for (let i = 0; i < n; i++) if (readEntry(queue, i) === null) return 'entry getter or proxy';
+  return shape(n);
+}
+
+function counted() {
+  return worthCounting;
+}
+
+module.exports = { flush, counted, NODES };
