@@ -174,8 +174,15 @@ function wrap(name) {
 
 function unwrap(name) {
   const t = targets.get(name);
-  if (t.d === null) delete t.holder[t.key];
-  else define(t.holder, t.key, t.d);
+  if (t.d === null) {
+    delete t.holder[t.key];
+    // An index defined on Array.prototype grew its length, which delete
+    // leaves: onewrite stays off while it is not 0 (lib/primordials.js),
+    // and every scenario after would compare stock with stock.
+    if (t.holder === Array.prototype) Array.prototype.length = 0;
+  } else {
+    define(t.holder, t.key, t.d);
+  }
 }
 
 // `then` once counting has stopped.
