@@ -51,10 +51,14 @@ export interface Counters {
   requestHeads: number;
   /** A request's heads Node rendered. */
   requestHeadsToNode: number;
-  /** Node 20 and 22: a request's `end(data)` sent in one socket write. */
+  /** A request's `end(data)`, its socket there, sent in one socket write. */
   requestEnds: number;
-  /** Node 20 and 22: a request's `end(data)` Node's own code sent. */
+  /** A request's `end(data)`, its socket there, that Node's own code sent. */
   requestEndsToNode: number;
+  /** A request's bytes queued before it had its socket, sent in one write when it came. */
+  requestFlushes: number;
+  /** The same, sent in Node's several writes (a single entry is not counted). */
+  requestFlushesToNode: number;
 }
 
 interface StatusBase {

@@ -519,6 +519,8 @@ t.test('d. the main package alone: it loads, stays off, says what to do, and cha
   }
   t.same(out.counters, {
     heads: 0, headsToNode: 0, ends: 0, endsToNode: 0, writes: 0, writesToNode: 0,
+    requestHeads: 0, requestHeadsToNode: 0, requestEnds: 0, requestEndsToNode: 0, requestFlushes: 0,
+    requestFlushesToNode: 0,
   }, 'no fast path ran');
 
   // `onewrite compare` says why there is nothing to compare.

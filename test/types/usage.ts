@@ -34,7 +34,7 @@ const counters: Counters = s.counters;
 const total: number = counters.heads + counters.headsToNode + counters.ends +
   counters.endsToNode + counters.writes + counters.writesToNode;
 const requests: number = counters.requestHeads + counters.requestHeadsToNode + counters.requestEnds +
-  counters.requestEndsToNode;
+  counters.requestEndsToNode + counters.requestFlushes + counters.requestFlushesToNode;
 const clientSide: boolean = s.client;
 const hexFallbacks: number | undefined = s.fallbacks['encoding hex'];
 const leftOut: string | undefined = s.left.writeHead;
