@@ -20,7 +20,8 @@
 //   - what the app logged from a 'finish' listener;
 // and checks onewrite's status(): onewrite first, the counters and
 // fallbacks of onewrite with no agent (every head rendered natively, every
-// end() and write() in onewrite's one write); the agent first, every head
+// end() and write() in onewrite's one write, the outgoing request of
+// /upstream: the client side's head and one write); the agent first, every head
 // rendered natively, and status().left naming what was left in place with
 // the command that loads onewrite first.  And that every connection the
 // app's process opened went to 127.0.0.1.
@@ -53,11 +54,16 @@ const ORDERS = ['stock', 'agent first', 'onewrite first'];
 // Error; for Express also a route with a parameter and an error handed to
 // next() (its final handler's 500).
 const ROUTES = {
-  http: ['/text', '/head', '/json?page=2', '/chunked', '/missing', '/fail'],
-  express: ['/text', '/head', '/json?page=2', '/chunked', '/missing', '/fail', '/users/7', '/error'],
+  http: ['/text', '/head', '/json?page=2', '/chunked', '/missing', '/fail', '/upstream'],
+  express: ['/text', '/head', '/json?page=2', '/chunked', '/missing', '/fail', '/users/7', '/error', '/upstream'],
 };
 
 t.setTimeout(600000);
+
+// The counters of the response side.
+function serverSide(c) {
+  return Object.fromEntries(Object.entries(c).filter(([k]) => !k.startsWith('request')));
+}
 
 // The one place that says what status().left must contain for an agent
 // loaded before onewrite: each fast method it left in place gives the
@@ -106,6 +112,10 @@ t.test('onewrite alone (node -r onewrite/register app.js)', async (t) => {
     t.ok(c.ends >= ROUTES[server].length - 1 && c.writesToNode === 0,
       `${server}: every end() and write() in the one write, but for an end() after write()s on a corked socket`);
     t.same(s.left, {}, `${server}: nothing left in place`);
+    // /upstream's request: its head rendered natively, head and bytes in
+    // one write when its socket came.
+    t.same({ requestHeads: c.requestHeads, requestFlushes: c.requestFlushes }, { requestHeads: 1, requestFlushes: 1 },
+      `${server}: the outgoing request's head and one write`);
   }
 });
 
@@ -162,8 +172,12 @@ for (const agent of Object.keys(AGENTS)) {
         t.same({ heads: c.heads, headsToNode: c.headsToNode }, { heads: routes.length, headsToNode: 0 },
           `${order}: every head was rendered natively`);
         if (order === 'onewrite first') {
-          t.same({ counters: c, fallbacks: s && s.fallbacks }, base,
+          // (The request side apart: an agent's own requests to its
+          // collector take the client side too.)
+          t.same({ counters: serverSide(c), fallbacks: s && s.fallbacks }, { ...base, counters: serverSide(base.counters) },
             'onewrite first: every end() and write() took onewrite\'s one write, as without the agent');
+          t.ok(c.requestHeads >= base.counters.requestHeads && c.requestFlushes >= base.counters.requestFlushes &&
+            c.requestHeadsToNode === 0, 'onewrite first: the app\'s outgoing request as without the agent');
           t.same(s && s.left, {}, 'onewrite first: nothing left in place');
         } else {
           // end() and write() calls that took the one write without the

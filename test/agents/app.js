@@ -42,10 +42,39 @@ function logError(err) {
   if (AGENT === 'elastic') require('elastic-apm-node').captureError(err);
 }
 
+// An upstream for /upstream: raw net, so that its answers are no server
+// response of the app's, read to the end of its one answer per request.
+const net = require('node:net');
+const upstream = net.createServer((socket) => {
+  socket.on('data', (d) => {
+    if (d.includes('ping')) socket.write('HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\npong');
+  });
+  socket.on('error', () => {});
+});
+upstream.listen(0, '127.0.0.1');
+const upstreamAgent = new http.Agent({ keepAlive: true });
+
+// A request to the upstream, as a service calling another does: a POST of
+// bytes on a keep-alive agent (the client side's head and one write), its
+// answer sent back.
+function callUpstream(res) {
+  const up = http.request({ host: '127.0.0.1', port: upstream.address().port, method: 'POST', path: '/ping',
+    agent: upstreamAgent, headers: { 'Content-Type': 'text/plain' } }, (answer) => {
+    let body = '';
+    answer.setEncoding('utf8');
+    answer.on('data', (d) => (body += d));
+    answer.on('end', () => res.end(`upstream: ${body}`));
+  });
+  up.on('error', (err) => res.end(`upstream failed: ${err.code}`));
+  up.end(Buffer.from('ping'));
+}
+
 // Plain node:http.
 function plain(req, res) {
   const url = req.url.split('?')[0];
-  if (url === '/text') {
+  if (url === '/upstream') {
+    callUpstream(res);
+  } else if (url === '/text') {
     res.end('hello');
   } else if (url === '/head') {
     res.writeHead(201, { 'Content-Type': 'text/plain', 'X-Id': '7' });
@@ -99,6 +128,7 @@ function express() {
     res.status(500).send('failed');
   });
   app.get('/error', (req, res, next) => next(new Error('route failed')));
+  app.get('/upstream', (req, res) => callUpstream(res));
   return app;
 }
 
@@ -120,6 +150,8 @@ process.stdin.on('data', (d) => (input += d));
 process.stdin.on('end', () => {
   if (input.trim() !== 'done') process.exitCode = 2;
   server.closeAllConnections();
+  upstreamAgent.destroy();
+  upstream.close();
   server.close(() => {
     const status = process.env.AGENTS_ONEWRITE === '1' ? require(ROOT).status() : null;
     say({ logged, status });

@@ -29,8 +29,10 @@ function keep(obj, drop) {
 }
 
 // ---- dd-trace: msgpack traces, PUT /v0.4/traces ------------------------------
-const DD_META_DROP = new Set(['runtime-id', '_dd.p.tid', 'network.client.port']);
-const DD_METRICS_DROP = new Set(['process_id', 'network.client.port']);
+// (The destination ports: the app's upstream, for its outgoing request.)
+const DD_PORTS = ['network.client.port', 'network.destination.port', 'tcp.local.port', 'tcp.remote.port'];
+const DD_META_DROP = new Set(['runtime-id', '_dd.p.tid', ...DD_PORTS]);
+const DD_METRICS_DROP = new Set(['process_id', ...DD_PORTS]);
 
 function ddtrace(requests) {
   const traces = requests.filter((r) => /^\/v0\.[45]\/traces/.test(r.path)).flatMap((r) => r.body || []);
@@ -53,7 +55,7 @@ function ddtrace(requests) {
 const ddtraceServerSpans = (spans) => spans.flat().filter((s) => s.meta['span.kind'] === 'server');
 
 // ---- OpenTelemetry: OTLP/HTTP JSON, POST /v1/traces ---------------------------
-const OTEL_DROP = new Set(['network.peer.port', 'net.peer.port', 'client.port', 'net.host.port']);
+const OTEL_DROP = new Set(['network.peer.port', 'net.peer.port', 'client.port', 'net.host.port', 'server.port']);
 
 function otelValue(v) {
   if (v === undefined || v === null) return v;
@@ -100,7 +102,7 @@ function otel(requests) {
 const otelServerSpans = (spans) => spans.filter((s) => s.kind === 2);
 
 // ---- Elastic: intake v2 ndjson, POST /intake/v2/events ----------------------
-const EL_DROP = new Set(['id', 'trace_id', 'parent_id', 'transaction_id', 'duration', 'timestamp']);
+const EL_DROP = new Set(['id', 'trace_id', 'parent_id', 'transaction_id', 'duration', 'timestamp', 'port']);
 
 // A value with the keys of EL_DROP dropped at every depth, strings
 // normalised.
