@@ -21,18 +21,20 @@ const { median, fmt } = require('../../cli/compare/stats');
 // Start a server script that prints its port on its first stdout line.
 // `nodeFlags`: Node's own options; `preload`: modules for -r; `env`: added
 // to the environment; `wrap`
-// (optional) puts another command in front (valgrind).
+// (optional) puts another command in front (valgrind); `cpu` the core it
+// is pinned to (the server's unless told: client-instr.js's upstream
+// takes the client's).
 // Resolves with { pid, port, stop, stderr, stdout, signal, waitForStderr }:
 // stop() ends it (SIGTERM) and resolves with its stderr once it has exited
 // and its output is all in; stdout() is what it wrote after the port line
 // (V8's GC trace, gc-probe.js); signal(name) sends it a signal;
 // waitForStderr(re, from, timeout) resolves with the match of `re` in its
 // stderr from offset `from` on, once there is one.
-function startServer({ node = process.execPath, nodeFlags = [], preload = [], env = {}, script, args = [], wrap = [], timeout = 120000 }) {
+function startServer({ node = process.execPath, nodeFlags = [], preload = [], env = {}, script, args = [], wrap = [], timeout = 120000, cpu = SERVER_CPU }) {
   const nodeArgs = [...nodeFlags, ...preload.flatMap((m) => ['-r', m]), script, ...args];
   const [cmd, argv] = wrap.length > 0
-    ? pinned(SERVER_CPU, wrap[0], [...wrap.slice(1), node, ...nodeArgs])
-    : pinned(SERVER_CPU, node, nodeArgs);
+    ? pinned(cpu, wrap[0], [...wrap.slice(1), node, ...nodeArgs])
+    : pinned(cpu, node, nodeArgs);
   const child = spawn(cmd, argv, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -245,6 +247,6 @@ function commit(dir = ROOT) {
 }
 
 module.exports = {
-  ROOT, hasTaskset, hasWrk, cores, startServer, cpuSeconds, runClient, measure,
+  ROOT, hasTaskset, hasWrk, cores, SERVER_CPU, CLIENT_CPU, startServer, cpuSeconds, runClient, measure,
   median, min, max, fmt, progress, progressDone, svgChart, nodeVersion, commit,
 };
