@@ -47,11 +47,12 @@ const DEFAULT_PRELOAD = path.join(ROOT, 'register.js');
 const PRELOAD = process.env.ONEWRITE_CLIENT_FAST_PRELOAD || DEFAULT_PRELOAD;
 const CHILD = path.join(__dirname, 'helpers', 'client-child.js');
 
-function run(side, preload, dir) {
+function run(side, preload, dir, extra = {}) {
   const out = path.join(dir, `${side}.json`);
   const args = preload === 'none' ? [CHILD, out] : ['-r', preload, CHILD, out];
   const env = {
     ...process.env,
+    ...extra,
     ONEWRITE_SEED: String(SEED),
     ONEWRITE_CLIENT_CASES: String(CASES),
     ONEWRITE_CLIENT_HOSTILE_CASES: String(HOSTILE_CASES),
@@ -105,7 +106,8 @@ t.test(`http.request(): stock and onewrite send the same bytes, events and error
       // The comparison means something only if onewrite rendered heads:
       // most requests must have had theirs rendered by it.
       const heads = st.counters.requestHeads ?? st.counters.heads;
-      t.ok(heads > CASES / 4, `request heads rendered by onewrite: ${heads}`);
+      const replay = process.env.ONEWRITE_CLIENT_ONLY || process.env.ONEWRITE_CLIENT_ONLY_HOSTILE;
+      if (!replay) t.ok(heads > CASES / 4, `request heads rendered by onewrite: ${heads}`);
     }
   } else {
     t.comment(`onewrite half preloads ${PRELOAD}`);
@@ -119,11 +121,24 @@ t.test(`http.request(): stock and onewrite send the same bytes, events and error
     const a = new Map(stock.result[key]);
     const b = new Map(fast.result[key]);
     let differing = 0;
+    let replayed = 0;
     const indices = [...new Set([...a.keys(), ...b.keys()])].sort((x, y) => x - y);
     for (const index of indices) {
-      const x = a.get(index);
-      const y = b.get(index);
+      let x = a.get(index);
+      let y = b.get(index);
       if (x === y) continue;
+      // A wait that ran out on one side only (STUCK ms: a machine busy with
+      // other work) is timing, not onewrite: such a case is played again,
+      // alone, on both sides, and that is what is compared.
+      if (replayed < 20 && `${x}${y}`.includes('wait-timeout')) {
+        replayed++;
+        const [s2, f2] = await Promise.all([run('stock', 'none', dir, { [only]: String(index) }),
+          run('fast', PRELOAD, dir, { [only]: String(index) })]);
+        x = s2.result && new Map(s2.result[key]).get(index);
+        y = f2.result && new Map(f2.result[key]).get(index);
+        t.comment(`${label} ${index}: a wait ran out on one side; played again alone: ${x === y ? 'the same' : 'differs'}`);
+        if (x === y && x !== undefined) continue;
+      }
       if (differing++ < 5) {
         t.fail(`${label} ${index} differs (replay: ONEWRITE_SEED=${SEED} ${only}=${index})`, {
           scenario: JSON.stringify(make(SEED, index)),
