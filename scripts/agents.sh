@@ -20,23 +20,4 @@ if [ ${#MAJORS[@]} -eq 0 ]; then MAJORS=(system 26); fi
 
 . scripts/node-for.sh
 
-npm ci --prefix test/agents --no-audit --no-fund
-
-failed=()
-for major in "${MAJORS[@]}"; do
-  bin="$(node_for "$major")"
-  version="$("$bin" --version)"
-  echo "=== agents on Node $version ($bin)"
-  # tap and the app run on the first node on PATH.
-  if PATH="$(dirname "$bin"):$PATH" node_modules/.bin/tap --disable-coverage test/agents/agents.js; then
-    echo "=== agents on Node $version: passed"
-  else
-    echo "=== agents on Node $version: FAILED"
-    failed+=("$version")
-  fi
-done
-
-if [ ${#failed[@]} -gt 0 ]; then
-  echo "agents failed on: ${failed[*]}"
-  exit 1
-fi
+run_apart agents test/agents test/agents/agents.js "${MAJORS[@]}"

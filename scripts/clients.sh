@@ -20,23 +20,4 @@ if [ ${#MAJORS[@]} -eq 0 ]; then MAJORS=(system 26); fi
 
 . scripts/node-for.sh
 
-npm ci --prefix test/clients --no-audit --no-fund
-
-failed=()
-for major in "${MAJORS[@]}"; do
-  bin="$(node_for "$major")"
-  version="$("$bin" --version)"
-  echo "=== clients on Node $version ($bin)"
-  # tap and the children run on the first node on PATH.
-  if PATH="$(dirname "$bin"):$PATH" node_modules/.bin/tap --disable-coverage test/clients/clients.js; then
-    echo "=== clients on Node $version: passed"
-  else
-    echo "=== clients on Node $version: FAILED"
-    failed+=("$version")
-  fi
-done
-
-if [ ${#failed[@]} -gt 0 ]; then
-  echo "clients failed on: ${failed[*]}"
-  exit 1
-fi
+run_apart clients test/clients test/clients/clients.js "${MAJORS[@]}"
