@@ -33,21 +33,13 @@
 // requests, what the hostile call did, how many times each target ran,
 // the uncaught errors.
 
-// Taken before anything is wrapped, from a realm of their own: the
-// harness must not run the wrappers it counts.
-const vm = require('node:vm');
-const R = vm.runInNewContext(`({
-  apply: Reflect.apply, construct: Reflect.construct, gopd: Object.getOwnPropertyDescriptor,
-  define: Object.defineProperty, ownKeys: Reflect.ownKeys, protoOf: Object.getPrototypeOf,
-  stringify: JSON.stringify, Map, WeakMap, Error, Array,
-})`);
-const { apply, construct, gopd, define, ownKeys, protoOf, stringify } = R;
+// The targets, and the realm the harness calls (loaded before anything is
+// wrapped: test/helpers/reentry-targets.js).
+const targetsOf = require('./reentry-targets');
+const { R } = targetsOf;
+const { apply, construct, define, stringify } = R;
 const fs = require('node:fs');
 const http = require('node:http');
-const net = require('node:net');
-const stream = require('node:stream');
-const events = require('node:events');
-const util = require('node:util');
 const { Buffer } = require('node:buffer');
 
 const say = (line) => fs.writeSync(1, `${line}\n`);
@@ -58,66 +50,13 @@ const { nextTick } = process; // the harness's own, never wrapped
 
 // ---- what is wrapped ----------------------------------------------------------
 
-const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
-const HOLDERS = [
-  ['Object', Object], ['Object.prototype', Object.prototype], ['Reflect', Reflect], ['Math', Math],
-  ['Number', Number], ['Number.prototype', Number.prototype], ['String', String],
-  ['String.prototype', String.prototype], ['Array', Array], ['Array.prototype', Array.prototype],
-  ['Function.prototype', Function.prototype], ['RegExp.prototype', RegExp.prototype], ['JSON', JSON],
-  ['Symbol', Symbol], ['Map.prototype', Map.prototype], ['Set.prototype', Set.prototype],
-  ['WeakMap.prototype', WeakMap.prototype], ['WeakSet.prototype', WeakSet.prototype],
-  ['ArrayBuffer', ArrayBuffer], ['TypedArray.prototype', TypedArrayPrototype],
-  ['Uint8Array.prototype', Uint8Array.prototype], ['Buffer', Buffer], ['Buffer.prototype', Buffer.prototype],
-  ['Promise', Promise], ['Promise.prototype', Promise.prototype], ['Error', Error],
-  ['Date.prototype', Date.prototype], ['Date', Date], ['util.types', util.types], ['process', process],
-  ['timers', require('node:timers')],
+const HOLDERS = targetsOf.holders([
   ['http.ClientRequest.prototype', http.ClientRequest.prototype],
   ['http.OutgoingMessage.prototype', http.OutgoingMessage.prototype],
   ['http.Agent.prototype', http.Agent.prototype],
-  ['net.Socket.prototype', net.Socket.prototype], ['stream.Duplex.prototype', stream.Duplex.prototype],
-  ['stream.Readable.prototype', stream.Readable.prototype],
-  ['stream.Writable.prototype', stream.Writable.prototype], ['stream.Stream.prototype', stream.Stream.prototype],
-  ['EventEmitter.prototype', events.EventEmitter.prototype],
-];
-// As test/helpers/reentry-child.js: what the process needs to stay up.
-const NEVER = new Set(['process.exit', 'process.reallyExit', 'process.abort', 'process.kill',
-  'process.binding', 'process._linkedBinding', 'process.dlopen', 'process.emitWarning', 'process.cwd',
-  'process.hrtime', 'process.memoryUsage', 'process.cpuUsage', 'process.uptime', 'process.resourceUsage',
-  'process._rawDebug', 'process.umask', 'process.chdir', 'process.setUncaughtExceptionCaptureCallback',
-  'process.hasUncaughtExceptionCaptureCallback', 'process._getActiveHandles', 'process._getActiveRequests',
-  'process._kill', 'process.getActiveResourcesInfo', 'process.constrainedMemory', 'process.availableMemory',
-  'process.loadEnvFile', 'process.execve', 'process.ref', 'process.unref', 'process.threadCpuUsage',
-  'process.getBuiltinModule', 'process.finalization.register', 'process.setSourceMapsEnabled']);
+]);
 
-// The handle's prototypes: a client connection to the recorder, made now.
-function handleHolders() {
-  return new Promise((resolve) => {
-    const client = net.connect(PORT, '127.0.0.1', () => {
-      const holders = [];
-      let p = protoOf(client._handle);
-      for (let depth = 0; p !== null && p !== Object.prototype && depth < 8; depth++) {
-        holders.push([`handle.${p.constructor && p.constructor.name}.prototype`, p]);
-        p = protoOf(p);
-      }
-      client.destroy();
-      resolve(holders);
-    });
-  });
-}
-
-const targets = new R.Map(); // name -> { holder, key, original descriptor }
-function collect(holders) {
-  for (const [label, holder] of holders) {
-    for (const key of ownKeys(holder)) {
-      const name = `${label}${typeof key === 'symbol' ? `[${key.description}]` : `.${key}`}`;
-      const d = gopd(holder, key);
-      if (NEVER.has(name) || key === 'constructor' || typeof d.value !== 'function' || !d.configurable) continue;
-      if (label.startsWith('handle.') && typeof key === 'string' && key.startsWith('on')) continue;
-      targets.set(name, { holder, key, d });
-    }
-  }
-  for (let i = 0; i < 16; i++) targets.set(`Array.prototype[${i}]`, { holder: Array.prototype, key: String(i), d: null });
-}
+const targets = new R.Map(); // name -> { holder, key, d: the original descriptor }
 
 // ---- the wrappers ---------------------------------------------------------------
 
@@ -462,8 +401,8 @@ async function main() {
   }
 }
 
-handleHolders().then((handle) => {
-  collect([...HOLDERS, ...handle]);
+targetsOf.handleHolders(PORT).then((handle) => {
+  targetsOf.collect(targets, [...HOLDERS, ...handle]);
   const bulk = [...targets.keys()].filter((n) => !SKIP.has(n));
   if (WHEN === 'before') for (const n of bulk) wrap(n);
   if (process.env.ONEWRITE === '1' && WHEN === 'before') {
