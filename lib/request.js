@@ -111,18 +111,16 @@ function flush(msg, socket) {
   const why = refusal(msg, socket);
   worthCounting = why !== '' && why !== null;
   if (why !== null) {
+    forget();
     if (worthCounting) fallback(why, '_flushOutput');
     return NODES;
   }
-  const queue = dataOf(msg, 'outputData');
-  const n = queue.length;
+  const n = queued.length;
   // (20: while (this[kCorked]) ..., nothing here: refusal().)
   socket.cork();
   for (let i = 0; i < n; i++) entries[i].entry.data = null;
   const { data, encoding, callback } = one;
-  one.data = null;
-  one.callback = null;
-  for (let i = 0; i < n; i++) entries[i].entry = entries[i].data = entries[i].callback = null;
+  forget();
   const ret = socket.write(data, encoding, callback);
   socket.uncork();
   msg.outputData = [];
@@ -131,11 +129,25 @@ function flush(msg, socket) {
   return ret;
 }
 
+// Nothing of a request kept past its flush (its data could be large).
+function forget() {
+  queued = null;
+  one.data = null;
+  one.callback = null;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i];
+    e.entry = e.data = e.encoding = e.callback = null;
+  }
+}
+
 // Why the entries cannot go as one ('' for what is not worth a reason:
-// nothing queued, or one entry, which Node writes as one already).
+// nothing queued, or one entry, which Node writes as one already); null
+// with `queued` the request's outputData.
+let queued = null;
 function refusal(msg, socket) {
   const queue = dataOf(msg, 'outputData');
   if (queue === NOT_DATA || !ArrayIsArray(queue) || isProxy(queue)) return 'outputData not an array';
+  queued = queue;
   const n = queue.length;
   if (n < 2) return '';
   if (n > 3) return 'entries of another shape';
