@@ -76,6 +76,10 @@ function run(side, preload, dir, extra = {}) {
   });
 }
 
+// A transcript where a wait ran out: for a socket, a connection, a
+// response ('stuck': the server never answered within STUCK ms).
+const RAN_OUT = /wait-timeout|"stuck"/;
+
 // Where two transcripts first part, for the report.
 function firstDifference(a, b) {
   let i = 0;
@@ -128,9 +132,11 @@ t.test(`http.request(): stock and onewrite send the same bytes, events and error
       let y = b.get(index);
       if (x === y) continue;
       // A wait that ran out on one side only (STUCK ms: a machine busy with
-      // other work) is timing, not onewrite: such a case is played again,
-      // alone, on both sides, and that is what is compared.
-      if (replayed < 20 && `${x}${y}`.includes('wait-timeout')) {
+      // other work; at 41,000 cases on Node 26 beside two callgrind runs,
+      // stock's answer to case 17342 of seed 251956832 came too late) is
+      // timing, not onewrite: such a case is played again, alone, on both
+      // sides, and that is what is compared.
+      if (replayed < 20 && RAN_OUT.test(`${x}${y}`)) {
         replayed++;
         const [s2, f2] = await Promise.all([run('stock', 'none', dir, { [only]: String(index) }),
           run('fast', PRELOAD, dir, { [only]: String(index) })]);
@@ -154,6 +160,6 @@ t.test(`http.request(): stock and onewrite send the same bytes, events and error
   // How many scenarios ran into the server never finishing them: a few (the
   // same on both sides) are what some shapes do; many would mean the
   // scenarios test little.
-  const stuck = stock.result.results.filter(([, s]) => s.includes('"stuck"') || s.includes('wait-timeout')).length;
+  const stuck = stock.result.results.filter(([, s]) => RAN_OUT.test(s)).length;
   t.ok(stuck <= CASES / 20 + 2, `scenarios that waited for an end that never came: ${stuck}`);
 });
