@@ -275,30 +275,54 @@ function install(options) {
   if (response === null) return false;
   gate.client = client;
   gate.on = true;
-  if (saved !== null) return true;
-  saved = { __proto__: null };
+  const first = saved === null;
+  if (first) saved = { __proto__: null };
   for (let i = 0; i < PATCHED.length; i++) {
     const name = PATCHED[i];
-    // A method that is not Node's own any more where a response finds it
-    // (a wrapper, or one of onewrite's inside a wrapper left from an
-    // earlier install) stays.
-    if (SEEN[name][name] !== internals.originals[NODE[name]]) {
-      skipped[name] = wrappedFirst(name);
-      continue;
+    if (CLIENT_ONLY[name] === true) {
+      // The client side's own methods are there only while it is on.
+      if (client && saved[name] === undefined) put(name);
+      else if (!client && saved[name] !== undefined) putBack(name);
+    } else if (first) {
+      put(name);
     }
-    // Only the value changes: writable, enumerable, configurable are Node's.
-    // A prototype that will not take it (frozen) leaves that method Node's.
-    const node = ObjectGetOwnPropertyDescriptor(HOME[name], name);
-    if (node === undefined || (node.writable !== true && node.configurable !== true)) {
-      skipped[name] = `${name}() cannot be replaced where Node has it (its prototype is frozen): left to Node`;
-      continue;
-    }
-    delete skipped[name];
-    saved[name] = node;
-    ObjectDefineProperty(HOME[name], name, { __proto__: null, value: methods[name] });
   }
   tellActive('installed');
   return true;
+}
+
+// The methods only the client side has: Node's own while it is off.
+const CLIENT_ONLY = { __proto__: null, _flushOutput: true, addRequest: true };
+
+// onewrite's method in the place of Node's `name`, Node's descriptor kept
+// in `saved`; or, where that cannot be, why not in `skipped`.
+function put(name) {
+  // A method that is not Node's own any more where a response finds it
+  // (a wrapper, or one of onewrite's inside a wrapper left from an
+  // earlier install) stays.
+  if (SEEN[name][name] !== internals.originals[NODE[name]]) {
+    skipped[name] = wrappedFirst(name);
+    return;
+  }
+  // Only the value changes: writable, enumerable, configurable are Node's.
+  // A prototype that will not take it (frozen) leaves that method Node's.
+  const node = ObjectGetOwnPropertyDescriptor(HOME[name], name);
+  if (node === undefined || (node.writable !== true && node.configurable !== true)) {
+    skipped[name] = `${name}() cannot be replaced where Node has it (its prototype is frozen): left to Node`;
+    return;
+  }
+  delete skipped[name];
+  saved[name] = node;
+  ObjectDefineProperty(HOME[name], name, { __proto__: null, value: methods[name] });
+}
+
+// Node's descriptor of `name` back where it was, unless something wrapped
+// onewrite's since (the wrapper stays, calling onewrite's, which then does
+// what Node's does).
+function putBack(name) {
+  const own = ObjectGetOwnPropertyDescriptor(HOME[name], name);
+  if (own !== undefined && own.value === methods[name]) ObjectDefineProperty(HOME[name], name, saved[name]);
+  delete saved[name];
 }
 
 // The option, read once; else the environment.  Anything but a boolean
@@ -318,14 +342,7 @@ function uninstall() {
   if (saved === null) return false;
   gate.on = false;
   const names = ObjectKeys(saved);
-  for (let i = 0; i < names.length; i++) {
-    const name = names[i];
-    const own = ObjectGetOwnPropertyDescriptor(HOME[name], name);
-    // One wrapped since install() stays, calling onewrite's, which now
-    // does what Node's does.
-    if (own === undefined || own.value !== methods[name]) continue;
-    ObjectDefineProperty(HOME[name], name, saved[name]);
-  }
+  for (let i = 0; i < names.length; i++) putBack(names[i]);
   saved = null;
   return true;
 }

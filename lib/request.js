@@ -73,9 +73,10 @@ function emptyLast(e) {
 }
 
 // What flush() writes: one chunk, its encoding and callback; or the reason
-// Node's writes are made.
+// Node's writes are made.  `connecting`: the socket has not connected yet,
+// and would send bytes as they are at 'connect': they are not copied now.
 const one = { data: null, encoding: null, callback: null };
-function shape(n) {
+function shape(n, connecting) {
   const a = entries[0];
   const b = entries[1];
   if (!noCallback(a.callback)) return 'callback on an early entry';
@@ -93,7 +94,11 @@ function shape(n) {
     last = entries[2];
     if (!noCallback(b.callback) || !emptyLast(last)) return 'entries of another shape';
   }
-  if (a.data.length + typedArrayByteLength(b.data) > BUFFER_COPY_LIMIT) return 'bytes too large to copy';
+  if (connecting) return 'bytes before the socket connected';
+  const len = typedArrayByteLength(b.data);
+  // (0: detached too, which Node's socket.write() throws on.)
+  if (len === 0) return 'no bytes';
+  if (a.data.length + len > BUFFER_COPY_LIMIT) return 'bytes too large to copy';
   const joined = join(a.data, b.data, 0);
   if (joined === undefined) return 'head not latin1';
   one.data = joined;
@@ -108,20 +113,38 @@ function shape(n) {
 const NODES = { nodes: true };
 let worthCounting = false; // the last flush handed to Node had entries to merge
 function flush(msg, socket) {
-  const why = refusal(msg, socket);
-  worthCounting = why !== '' && why !== null;
-  if (why !== null) {
+  let n = 0;
+  let data;
+  let encoding;
+  let callback;
+  let first = null; // the entries' objects (at most three)
+  let second = null;
+  let third = null;
+  try {
+    const why = refusal(msg, socket);
+    worthCounting = why !== '' && why !== null;
+    if (why !== null) {
+      if (worthCounting) fallback(why, '_flushOutput');
+      return NODES;
+    }
+    n = queued.length;
+    ({ data, encoding, callback } = one);
+    first = entries[0].entry;
+    second = entries[1].entry;
+    third = n === 3 ? entries[2].entry : null;
+  } finally {
+    // (What is needed below is in locals: nothing of the request stays in
+    // the module, whatever happened.)
     forget();
-    if (worthCounting) fallback(why, '_flushOutput');
-    return NODES;
   }
-  const n = queued.length;
-  // (20: while (this[kCorked]) ..., nothing here: refusal().)
+  // Node's steps.  (20: while (this[kCorked]) ...: none, refusal().)  Each
+  // entry's data is let go before its write: the first's, then the rest's
+  // after the one write.
   socket.cork();
-  for (let i = 0; i < n; i++) entries[i].entry.data = null;
-  const { data, encoding, callback } = one;
-  forget();
+  first.data = null;
   const ret = socket.write(data, encoding, callback);
+  second.data = null;
+  if (third !== null) third.data = null;
   socket.uncork();
   msg.outputData = [];
   msg._onPendingData(-msg.outputSize);
@@ -129,7 +152,8 @@ function flush(msg, socket) {
   return ret;
 }
 
-// Nothing of a request kept past its flush (its data could be large).
+// Nothing of a request kept past its flush (its data could be large), in
+// the module's entries.
 function forget() {
   queued = null;
   one.data = null;
@@ -145,18 +169,24 @@ function forget() {
 // with `queued` the request's outputData.
 let queued = null;
 function refusal(msg, socket) {
+  if (socket == null || typeof socket !== 'object') return 'no socket';
+  // The socket first: its checks read its methods and state, and a getter
+  // there is code of the user's, which may queue more.  What is read after
+  // runs none.
+  const path = internals.socketPathRefusal(socket);
+  if (path !== null) return path;
+  if (socket.destroyed) return 'socket destroyed';
+  if (!socket.writable) return 'socket not writable';
+  const connecting = socket.connecting === true;
   const queue = dataOf(msg, 'outputData');
   if (queue === NOT_DATA || !ArrayIsArray(queue) || isProxy(queue)) return 'outputData not an array';
-  queued = queue;
   const n = queue.length;
   if (n < 2) return '';
   if (n > 3) return 'entries of another shape';
   if (LINE < 22 && internals.corked(msg)) return 'corked';
-  if (socket == null || typeof socket !== 'object') return 'no socket';
-  const path = internals.socketPathRefusal(socket);
-  if (path !== null) return path;
   for (let i = 0; i < n; i++) if (readEntry(queue, i) === null) return 'entry getter or proxy';
-  return shape(n);
+  queued = queue;
+  return shape(n, connecting);
 }
 
 function counted() {

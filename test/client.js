@@ -133,10 +133,19 @@ t.test('install() options', async (t) => {
   t.throws(() => onewrite.install({ client: 'no' }),
     { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE', message: /"options.client" property must be of type boolean/ });
   t.equal(onewrite.status().mode, 'off', 'a bad option installs nothing');
+  const http = require('node:http');
+  const nodes = () => [http.Agent.prototype.addRequest, http.OutgoingMessage.prototype._flushOutput];
+  const before = nodes();
   t.equal(onewrite.install({ client: false }), true);
   t.equal(onewrite.status().client, false);
+  t.same(nodes(), before, "client: false: addRequest and _flushOutput are Node's own");
   t.equal(onewrite.install(), true, 'again, without the option');
   t.equal(onewrite.status().client, true, 'the client side on');
+  t.not(nodes()[0], before[0], "addRequest is onewrite's");
+  t.not(nodes()[1], before[1], "_flushOutput is onewrite's");
+  t.equal(onewrite.install({ client: false }), true, 'and off again');
+  t.same(nodes(), before, "Node's own again");
+  t.equal(onewrite.install(), true);
   t.equal(onewrite.uninstall(), true);
   t.equal(onewrite.status().client, false, 'off once uninstalled');
 });
