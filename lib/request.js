@@ -152,6 +152,12 @@ function flush(msg, socket) {
   return ret;
 }
 
+// How many entries the request has queued (-1: not an array of its own).
+function queueLength(msg) {
+  const queue = dataOf(msg, 'outputData');
+  return queue === NOT_DATA || !ArrayIsArray(queue) || isProxy(queue) ? -1 : queue.length;
+}
+
 // Nothing of a request kept past its flush (its data could be large), in
 // the module's entries.
 function forget() {
@@ -169,10 +175,12 @@ function forget() {
 // with `queued` the request's outputData.
 let queued = null;
 function refusal(msg, socket) {
+  // One entry or none: Node writes it as one already.
+  if (queueLength(msg) < 2) return '';
   if (socket == null || typeof socket !== 'object') return 'no socket';
-  // The socket first: its checks read its methods and state, and a getter
-  // there is code of the user's, which may queue more.  What is read after
-  // runs none.
+  // The socket's checks read its methods and state, and a getter there is
+  // code of the user's, which may queue more: the queue is read after
+  // them, and what is read from there on runs no code.
   const path = internals.socketPathRefusal(socket);
   if (path !== null) return path;
   if (socket.destroyed) return 'socket destroyed';
