@@ -431,8 +431,14 @@ function countEnd(request, here) {
 // (lib/request.js); everything else's, Node's.  What the write answered
 // is in `flushed` (read at once).
 const FLUSHED = { flushed: true };
+const NOTHING = { nothing: true };
 let flushed;
 function fastFlushOutput(set, msg, socket) {
+  // Node's first steps, which end it where nothing is queued (every
+  // response as its socket is assigned): (20: no cork of its own to
+  // carry over,) `if (this.outputData.length <= 0) return undefined`,
+  // read as Node reads them.
+  if (set.gate.on && (LINE >= 22 || !internals.corked(msg)) && msg.outputData.length <= 0) return NOTHING;
   const other = instead(set, msg, '_flushOutput', originals.flushOutput);
   if (other !== AS_REQUEST) return other ?? originals.flushOutput;
   if (guard.busy || builtinRefusal('_flushOutput')) {
@@ -638,6 +644,7 @@ function makeMethods(gate, global = null) {
   function _flushOutput(socket) {
     try {
       const r = fastFlushOutput(set, this, socket);
+      if (r === NOTHING) return undefined;
       if (r !== FLUSHED) return FunctionPrototypeCall(r, this, socket);
       const ret = flushed;
       flushed = undefined;
