@@ -137,7 +137,17 @@ const MARK = 'agents-app: ';
 const say = (what) => process.stdout.write(`${MARK}${JSON.stringify(what)}\n`);
 
 const server = SERVER === 'express' ? http.createServer(express()) : http.createServer(plain);
-server.listen(0, '127.0.0.1', () => say({ port: server.address().port }));
+// The upstream agent's connection made first (a GET), so that /upstream's
+// POST finds it connected, as a service's calls to another mostly do (its
+// bytes then go with the head: not copied before the socket connects).
+upstream.on('listening', () => {
+  const warm = http.get({ host: '127.0.0.1', port: upstream.address().port, path: '/warm', agent: upstreamAgent,
+    headers: { 'X-Ping': 'ping' } }, (answer) => {
+    answer.resume();
+    answer.on('end', () => server.listen(0, '127.0.0.1', () => say({ port: server.address().port })));
+  });
+  warm.on('error', (err) => say({ warmFailed: err.code }));
+});
 
 // At exit (each agent has flushed by then): where the process connected.
 // (stdout is a pipe: written at once.)
