@@ -24,12 +24,11 @@
 // to Node.  No code of the user's runs before the one write.
 
 const internals = require('./internals');
-const { join, plainBytes, typedArrayByteLength } = require('./outgoing');
+const { BUFFER_COPY_LIMIT, join, plainBytes, typedArrayByteLength } = require('./outgoing');
 const { fallback } = require('./stats');
 const { ArrayIsArray, ObjectGetOwnPropertyDescriptor, isProxy } = require('./primordials');
 
 const { LINE, isNodeNop } = internals;
-const BUFFER_COPY_LIMIT = 4095; // as lib/outgoing.js: a larger copy costs more than the writev
 
 // An own data property's value, or NOT_DATA (absent: Node's read would
 // reach the prototype; an accessor: it would run code).
