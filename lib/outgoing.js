@@ -882,5 +882,5 @@ function textLength(chunk, encoding) {
 
 module.exports = {
   endEmpty, endFast, endWithData, endTail, writeData, lastHow, lastRefusal, flushChunks, textLength, plainBytes, join,
-  typedArrayByteLength, BUFFER_COPY_LIMIT, addOwnUncork, SENT, WROTE, BUFFERED,
+  typedArrayByteLength, BUFFER_COPY_LIMIT, addOwnUncork, liftEndCork, SENT, WROTE, BUFFERED,
 };

@@ -70,6 +70,7 @@ const SOURCE = `'use strict';
     ['ObjectGetProto', 'getter', 'Object.prototype', '__proto__'],
     ['ObjectDefineProperty', 'fn', 'Object', 'defineProperty'],
     ['ObjectHasOwn', 'fn', 'Object', 'hasOwn'],
+    ['ObjectPrototypeLookupGetter', 'method', 'Object.prototype', '__lookupGetter__'],
     ['ObjectFreeze', 'fn', 'Object', 'freeze'],
     ['ObjectAssign', 'fn', 'Object', 'assign'],
     ['ObjectCreate', 'fn', 'Object', 'create'],
@@ -573,6 +574,9 @@ module.exports = {
   newUint8Array: realm.newUint8Array,
   newDate: realm.newDate,
   RegExpPrototypeTest,
+  // This realm's, which the user's arrays and objects have.
+  ArrayPrototype,
+  ObjectPrototype,
   dataOf,
   sourceOf,
   isNative,

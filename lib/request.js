@@ -19,14 +19,18 @@
 // string adds nothing to the socket's length).  It is decided at the
 // flush, where the socket is known: one whose write path is not Node's
 // own (a wrapper on its write(), _write(), _writev(), its handle's
-// methods) gets Node's writes, each of them.  The entries are read through
-// their descriptors: a getter there is seen, not run, and leaves the flush
-// to Node.  No code of the user's runs before the one write.
+// methods) gets Node's writes, each of them.  The entries are read without
+// running code (a descriptor, or a getter looked up): a getter there is
+// seen, not run, and leaves the flush to Node.  No code of the user's runs
+// before the one write.
 
 const internals = require('./internals');
-const { BUFFER_COPY_LIMIT, join, plainBytes, typedArrayByteLength } = require('./outgoing');
+const { BUFFER_COPY_LIMIT, join, liftEndCork, plainBytes, typedArrayByteLength } = require('./outgoing');
 const { fallback } = require('./stats');
-const { ArrayIsArray, ObjectGetOwnPropertyDescriptor, isProxy } = require('./primordials');
+const {
+  ArrayIsArray, ArrayPrototype, ObjectGetOwnPropertyDescriptor, ObjectGetPrototypeOf, ObjectPrototype,
+  ObjectPrototypeLookupGetter, isProxy,
+} = require('./primordials');
 
 const { LINE, isNodeNop } = internals;
 
@@ -39,15 +43,21 @@ function dataOf(o, key) {
 }
 
 // An entry of outputData ({ data, encoding, callback }, as _writeRaw()
-// and _send() queue them), its fields read once; or null.
+// and _send() queue them), its fields read once; or null.  queue[i] is
+// read plainly where no getter stands for it on the array or its
+// prototypes (Array.prototype, Object.prototype: no Proxy there, checked
+// by refusal()): a data property, or none (undefined), runs no code.  (Its
+// descriptor costs ~1,000 instructions an entry more: an index goes to
+// V8's runtime.)
 const entries = [
   { entry: null, data: null, encoding: null, callback: null },
   { entry: null, data: null, encoding: null, callback: null },
   { entry: null, data: null, encoding: null, callback: null },
 ];
 function readEntry(queue, i) {
-  const entry = dataOf(queue, i);
-  if (typeof entry !== 'object' || entry === null || entry === NOT_DATA || isProxy(entry)) return null;
+  if (ObjectPrototypeLookupGetter(queue, i) !== undefined) return null;
+  const entry = queue[i];
+  if (typeof entry !== 'object' || entry === null || isProxy(entry)) return null;
   const d = ObjectGetOwnPropertyDescriptor(entry, 'data');
   if (d === undefined || d.writable !== true) return null; // (Node sets it to null)
   const encoding = dataOf(entry, 'encoding');
@@ -108,10 +118,11 @@ function shape(n, connecting) {
 
 // _flushOutput(socket) for a request: Node's steps with the entries
 // written as one (answers what the socket's write() answered), or
-// NODES with nothing done (the reason recorded).
+// NODES with nothing done (the reason recorded).  `length`: the queue's
+// length as Node's first step read it, or -1 where it was not read.
 const NODES = { nodes: true };
 let worthCounting = false; // the last flush handed to Node had entries to merge
-function flush(msg, socket) {
+function flush(msg, socket, length) {
   let n = 0;
   let data;
   let encoding;
@@ -120,7 +131,7 @@ function flush(msg, socket) {
   let second = null;
   let third = null;
   try {
-    const why = refusal(msg, socket);
+    const why = refusal(msg, socket, length);
     worthCounting = why !== '' && why !== null;
     if (why !== null) {
       if (worthCounting) fallback(why, '_flushOutput');
@@ -138,9 +149,13 @@ function flush(msg, socket) {
   }
   // Node's steps.  (20: while (this[kCorked]) ...: none, refusal().)  Each
   // entry's data is let go before its write: the first's, then the rest's
-  // after the one write.
+  // after the one write.  The cork is lifted before the one write as
+  // end()'s is (liftEndCork: the only cork, nothing waiting, less than the
+  // high-water mark): through the socket's buffer the bytes would leave
+  // the same, later in this call, through more of the stream's steps.
   socket.cork();
   first.data = null;
+  liftEndCork(socket, data);
   const ret = socket.write(data, encoding, callback);
   second.data = null;
   if (third !== null) third.data = null;
@@ -173,9 +188,9 @@ function forget() {
 // nothing queued, or one entry, which Node writes as one already); null
 // with `queued` the request's outputData.
 let queued = null;
-function refusal(msg, socket) {
+function refusal(msg, socket, length) {
   // One entry or none: Node writes it as one already.
-  if (queueLength(msg) < 2) return '';
+  if ((typeof length === 'number' && length >= 0 ? length : queueLength(msg)) < 2) return '';
   if (socket == null || typeof socket !== 'object') return 'no socket';
   // The socket's checks read its methods and state, and a getter there is
   // code of the user's, which may queue more: the queue is read after
@@ -186,7 +201,10 @@ function refusal(msg, socket) {
   if (!socket.writable) return 'socket not writable';
   const connecting = socket.connecting === true;
   const queue = dataOf(msg, 'outputData');
-  if (queue === NOT_DATA || !ArrayIsArray(queue) || isProxy(queue)) return 'outputData not an array';
+  if (queue === NOT_DATA || !ArrayIsArray(queue) || isProxy(queue) || ObjectGetPrototypeOf(queue) !== ArrayPrototype ||
+      ObjectGetPrototypeOf(ArrayPrototype) !== ObjectPrototype) {
+    return 'outputData not an array';
+  }
   const n = queue.length;
   if (n < 2) return '';
   if (n > 3) return 'entries of another shape';

@@ -438,7 +438,11 @@ function fastFlushOutput(set, msg, socket) {
   // response as its socket is assigned): (20: no cork of its own to
   // carry over,) `if (this.outputData.length <= 0) return undefined`,
   // read as Node reads them.
-  if (set.gate.on && (LINE >= 22 || !internals.corked(msg)) && msg.outputData.length <= 0) return NOTHING;
+  let length = -1;
+  if (set.gate.on && (LINE >= 22 || !internals.corked(msg))) {
+    length = msg.outputData.length;
+    if (length <= 0) return NOTHING;
+  }
   const other = instead(set, msg, '_flushOutput', originals.flushOutput);
   if (other !== AS_REQUEST) return other ?? originals.flushOutput;
   if (guard.busy || builtinRefusal('_flushOutput')) {
@@ -447,7 +451,7 @@ function fastFlushOutput(set, msg, socket) {
   }
   guard.busy = true;
   try {
-    const r = request.flush(msg, socket);
+    const r = request.flush(msg, socket, length);
     if (r === request.NODES) {
       if (request.counted()) counters.requestFlushesToNode++;
       return originals.flushOutput;
