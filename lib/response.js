@@ -442,6 +442,9 @@ function fastFlushOutput(set, msg, socket) {
   if (set.gate.on && (LINE >= 22 || !internals.corked(msg))) {
     length = msg.outputData.length;
     if (length <= 0) return NOTHING;
+    // One entry is one write already (a GET's head): Node's, or a wrapper
+    // found in its place.
+    if (length === 1) return wrapper(set, '_flushOutput', originals.flushOutput) ?? originals.flushOutput;
   }
   const other = instead(set, msg, '_flushOutput', originals.flushOutput);
   if (other !== AS_REQUEST) return other ?? originals.flushOutput;
