@@ -11,7 +11,7 @@
 // of its own under callgrind; the difference over N is its instructions
 // per request.
 //
-//   node benchmark/option-spreads.js [--n=20000] [--node=/path/to/node]
+//   node benchmark/option-spreads.js [--n=20000] [--node=/path/to/node] [--ways='<name>|<name>']
 //
 // (A probe: nothing here is onewrite's.  Its answer is in
 // docs/performance.md, "The client side".)
@@ -57,14 +57,27 @@ sink = o;`,
   "fast copy, then Node's spread": `const f = {};
 for (const k in request) f[k] = request[k];
 sink = { __proto__: null, ...f, ...agent };`,
-  // onewrite's (lib/agent.js): the same, reading each value from its
-  // descriptor (no getter is run: one there would hand the original to
-  // Node), after the checks that make for...in see what a spread sees (not
-  // a Proxy, no prototype, no symbol).
+  // The same, reading each value from its descriptor (no getter is run:
+  // one there would hand the original to Node), after the checks that make
+  // for...in see what a spread sees (not a Proxy, no prototype, no symbol).
   'checked copy, then spread': `if (isProxy(request) || Object.getPrototypeOf(request) !== null ||
   Object.getOwnPropertySymbols(request).length !== 0) throw new Error('not taken');
 const f = new Copy();
 for (const k in request) {
+  const d = Object.getOwnPropertyDescriptor(request, k);
+  if (d.get !== undefined || d.set !== undefined) throw new Error('not taken');
+  f[k] = d.value;
+}
+sink = { __proto__: null, ...f, ...agent };`,
+  // onewrite's (lib/agent.js): the same with Object.keys for for...in (own
+  // enumerable strings in the spread's order: no prototype to check, no
+  // filter per key).
+  'keys, checked copy, then spread': `if (isProxy(request) ||
+  Object.getOwnPropertySymbols(request).length !== 0) throw new Error('not taken');
+const keys = Object.keys(request);
+const f = new Copy();
+for (let i = 0; i < keys.length; i++) {
+  const k = keys[i];
   const d = Object.getOwnPropertyDescriptor(request, k);
   if (d.get !== undefined || d.set !== undefined) throw new Error('not taken');
   f[k] = d.value;
@@ -122,7 +135,9 @@ function main() {
   const version = spawnSync(node, ['-v'], { encoding: 'utf8' }).stdout.trim();
   console.log(`Node ${version}: instructions per object made (callgrind, N=${n} and 2N)`);
   let base = 0;
+  const only = args.ways ? args.ways.split('|') : null;
   for (const [name, body] of Object.entries(WAYS)) {
+    if (only !== null && name !== 'node' && !only.includes(name)) continue;
     const one = count(node, body, n);
     const two = count(node, body, 2 * n);
     const per = (two - one) / n;

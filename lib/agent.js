@@ -16,18 +16,19 @@
 // as Node reads them).  benchmark/option-spreads.js measures each way.
 //
 // The copy is made only where it sees exactly what the spread would: not
-// a Proxy (whose traps the spread would run), no prototype (whose
-// enumerable keys for...in would visit), no symbol key (which for...in
-// does not visit), and every property a data property, read through its
-// descriptor: a getter is seen, not called, and hands the original to
-// Node, before anything ran.  So no code of the user's runs here, and
-// Node's addRequest runs as it always does, from here.
+// a Proxy (whose traps the spread would run), no symbol key (Object.keys
+// lists the own enumerable strings, in the spread's order), and every one
+// of them a data property, read through its descriptor: a getter is seen,
+// not called, and hands the original to Node, before anything ran.  So
+// no code of the user's runs here, and Node's addRequest runs as it
+// always does, from here.  (for...in instead of Object.keys: ~1,150
+// instructions more a request, a filter per key and a prototype to check.)
 
 const internals = require('./internals');
 const { tidy } = require('./stack');
 const {
   FunctionPrototypeCall, ObjectCreate, ObjectFreeze, ObjectGetOwnPropertyDescriptor, ObjectGetOwnPropertySymbols,
-  ObjectGetPrototypeOf, isProxy,
+  ObjectKeys, isProxy,
 } = require('./primordials');
 
 // The copies: objects of V8's fast layout whose prototype has no
@@ -37,16 +38,19 @@ function OptionsCopy() {}
 OptionsCopy.prototype = ObjectFreeze(ObjectCreate(null));
 
 // `options` copied, or undefined where the copy would not be what Node's
-// spread sees.
+// spread sees.  (The keys' array is a new, packed one: no index of it
+// reaches a prototype.)
 function copyOf(options) {
   if (typeof options !== 'object' || options === null || isProxy(options) ||
-      ObjectGetPrototypeOf(options) !== null || ObjectGetOwnPropertySymbols(options).length !== 0) {
+      ObjectGetOwnPropertySymbols(options).length !== 0) {
     return undefined;
   }
+  const keys = ObjectKeys(options);
   const copy = new OptionsCopy();
-  for (const key in options) {
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
     const d = ObjectGetOwnPropertyDescriptor(options, key);
-    if (d === undefined || d.get !== undefined || d.set !== undefined) return undefined;
+    if (d.get !== undefined || d.set !== undefined) return undefined;
     copy[key] = d.value;
   }
   return copy;
