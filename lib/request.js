@@ -166,10 +166,17 @@ function flush(msg, socket, length) {
   return ret;
 }
 
-// How many entries the request has queued (-1: not an array of its own).
-function queueLength(msg) {
+// The request's queue: an array of its own, not a Proxy, read through its
+// descriptor; or null.
+function queueOf(msg) {
   const queue = dataOf(msg, 'outputData');
-  return queue === NOT_DATA || !ArrayIsArray(queue) || isProxy(queue) ? -1 : queue.length;
+  return queue === NOT_DATA || !ArrayIsArray(queue) || isProxy(queue) ? null : queue;
+}
+
+// How many entries the request has queued (-1: no queue of its own).
+function queueLength(msg) {
+  const queue = queueOf(msg);
+  return queue === null ? -1 : queue.length;
 }
 
 // Nothing of a request kept past its flush (its data could be large), in
@@ -200,8 +207,9 @@ function refusal(msg, socket, length) {
   if (socket.destroyed) return 'socket destroyed';
   if (!socket.writable) return 'socket not writable';
   const connecting = socket.connecting === true;
-  const queue = dataOf(msg, 'outputData');
-  if (queue === NOT_DATA || !ArrayIsArray(queue) || isProxy(queue) || ObjectGetPrototypeOf(queue) !== ArrayPrototype ||
+  // (Its prototypes V8's own: readEntry() looks a getter up along them.)
+  const queue = queueOf(msg);
+  if (queue === null || ObjectGetPrototypeOf(queue) !== ArrayPrototype ||
       ObjectGetPrototypeOf(ArrayPrototype) !== ObjectPrototype) {
     return 'outputData not an array';
   }
